@@ -1,0 +1,70 @@
+"""pytest alone runs the doctrine: snippets are items, failures name the markdown line."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def handbook(pytester: pytest.Pytester, project_root: Path) -> Path:
+    for name in ("content",):
+        shutil.copytree(project_root / name, pytester.path / name)
+    shutil.copy(project_root / "mkdocs.yml", pytester.path / "mkdocs.yml")
+    return pytester.path
+
+
+def test_every_snippet_is_collected_by_rule_id_and_kind(pytester: pytest.Pytester, handbook: Path) -> None:
+    result = pytester.runpytest_subprocess("content", "--collect-only", "-q")
+    ids = [ln for ln in result.outlines if "::" in ln]
+    assert "content/rules/security/path-containment.md::SEC-001:wrong1" in ids
+    assert "content/rules/security/path-containment.md::SEC-001:correct1" in ids
+    assert len(ids) >= 6
+
+
+def test_the_doctrine_proves_itself(pytester: pytest.Pytester, handbook: Path) -> None:
+    result = pytester.runpytest_subprocess("content", "-q")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) >= 6 and not outcomes.get("failed"), result.stdout.str()
+
+
+def test_k_selects_one_rule(pytester: pytest.Pytester, handbook: Path) -> None:
+    result = pytester.runpytest_subprocess("content", "-q", "-k", "TRN-002")
+    assert result.parseoutcomes() == {"passed": 2}
+
+
+def test_a_correct_block_replaced_by_wrong_code_fails_and_names_the_line(pytester: pytest.Pytester, handbook: Path) -> None:
+    rule = handbook / "content" / "rules" / "security" / "path-containment.md"
+    text = rule.read_text()
+    wrong_body = re.search(r"```python wrong title=\"string-prefix[^\n]*\n(.*?)```", text, re.S).group(1)
+    correct = re.search(r"(```python correct[^\n]*\n)(.*?)```", text, re.S)
+    rule.write_text(text[: correct.start(2)] + wrong_body + text[correct.end(2):])
+    fence_line = text[: correct.start(1)].count("\n") + 1
+    result = pytester.runpytest_subprocess("content", "-q", "-k", "SEC-001")
+    result.assert_outcomes(passed=2, failed=1)
+    out = result.stdout.str()
+    assert f"content/rules/security/path-containment.md:{fence_line}: SEC-001 CORRECT block 1" in out
+    assert "expected the probe to PASS, it said FAIL" in out
+
+
+def test_a_wrong_block_that_is_merely_broken_does_not_pass(pytester: pytest.Pytester, handbook: Path) -> None:
+    rule = handbook / "content" / "rules" / "transport" / "stdout-jsonrpc-only.md"
+    text = rule.read_text()
+    rule.write_text(text.replace("stream.write(json.dumps(message, indent=2)", "stream.write(jsn.dumps(message, indent=2)"))
+    result = pytester.runpytest_subprocess("content", "-q", "-k", "TRN-001")
+    result.assert_outcomes(passed=1, failed=1)
+    assert "the snippet is broken, not wrong" in result.stdout.str()
+    assert "NameError" in result.stdout.str()
+
+
+def test_a_rule_that_does_not_lint_fails_its_file(pytester: pytest.Pytester, handbook: Path) -> None:
+    rule = handbook / "content" / "rules" / "transport" / "frame-size-cap.md"
+    rule.write_text(rule.read_text().replace("severity: high", "severity: severe"))
+    result = pytester.runpytest_subprocess("content", "-q", "-k", "lint")
+    result.assert_outcomes(failed=1)
+    assert "content/rules/transport/frame-size-cap.md:6: HB012 field 'severity'" in result.stdout.str()

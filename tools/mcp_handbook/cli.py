@@ -1,0 +1,176 @@
+"""The ``mcp-handbook`` command. Only this module prints."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from . import load_corpus
+from . import snippets as snippet_files
+from .model import Corpus
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A problem with how the command was called or with a file it was given."""
+
+
+def find_root(start: Path) -> Path:
+    for folder in (start, *start.parents):
+        if (folder / "mkdocs.yml").is_file() and (folder / "content").is_dir():
+            return folder
+    raise UsageError(f"no handbook here: no mkdocs.yml with a content/ folder in {start} or above (use --root)")
+
+
+def _root(args: argparse.Namespace) -> Path:
+    return Path(args.root).resolve() if args.root else find_root(Path.cwd().resolve())
+
+
+def _corpus(args: argparse.Namespace) -> Corpus:
+    return load_corpus(_root(args))
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    corpus = _corpus(args)
+    problems = [str(d) for d in corpus.diagnostics]
+    problems += [f"{line.split(':', 1)[0]}:1: HB050 {line.split(': ', 1)[1]}" for line in snippet_files.check(corpus).lines()]
+    for line in problems:
+        print(line)
+    if problems:
+        print(f"{len(problems)} problem(s) in {len(corpus.rules)} rule(s)", file=sys.stderr)
+        return EXIT_PROBLEMS
+    print(f"ok: {len(corpus.rules)} rules, {len(corpus.snippets)} snippets, doctrine {corpus.version}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_snippets(args: argparse.Namespace) -> int:
+    corpus = _corpus(args)
+    if args.check:
+        state = snippet_files.check(corpus)
+        for line in state.lines():
+            print(line)
+        return EXIT_OK if state.fresh else EXIT_PROBLEMS
+    changed = snippet_files.write(corpus)
+    for line in changed.lines():
+        print(line.split(":", 1)[0] + ": written" if "no longer" not in line else line.split(":", 1)[0] + ": removed")
+    return EXIT_OK
+
+
+def _filtered_rules(corpus: Corpus, args: argparse.Namespace):
+    filters = {k: tuple(getattr(args, k) or ()) for k in ("scope", "stack", "gate", "severity")}
+    rules = [r for r in corpus.rules if all(not v or getattr(r, k) in v for k, v in filters.items())]
+    return rules, filters
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .export import stamp_for, worksheet_rows, write_worksheet
+
+    corpus = _corpus(args)
+    if args.what == "worksheet":
+        rules, filters = _filtered_rules(corpus, args)
+        out = Path(args.output)
+        write_worksheet(worksheet_rows(rules), stamp_for(corpus, filters=filters), fmt=args.format, path=out)
+        print(f"wrote {out} ({len(rules)} rules, doctrine {corpus.version})")
+        return EXIT_OK
+    raise UsageError(f"unknown export {args.what!r}")
+
+
+def build_site(root: Path, site_dir: Path) -> Corpus:
+    """Build the site strictly and put the downloads beside it."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    from .export import stamp_for, worksheet_rows, write_worksheet
+
+    corpus = load_corpus(root)
+    if corpus.diagnostics:
+        raise UsageError("the content does not lint; run `mcp-handbook check`")
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=True)
+    build(config)
+    rows, stamp = worksheet_rows(corpus.rules), stamp_for(corpus)
+    for fmt in ("md", "csv"):
+        write_worksheet(rows, stamp, fmt=fmt, path=site_dir / "downloads" / f"worksheet.{fmt}")
+    return corpus
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    root = _root(args)
+    site_dir = Path(args.site_dir).resolve() if args.site_dir else root / "site"
+    corpus = build_site(root, site_dir)
+    print(f"built {site_dir} ({len(corpus.rules)} rules, doctrine {corpus.version})")
+    return EXIT_OK
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    root = _root(args)
+    site_dir = root / "site"
+    build_site(root, site_dir)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site_dir))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler) as server:
+        print(f"serving the handbook at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)")
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+    return EXIT_OK
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    import pytest
+
+    root = _root(args)
+    return int(pytest.main([str(root / "content"), "--rootdir", str(root), *args.pytest_args]))
+
+
+def _add_filters(p: argparse.ArgumentParser) -> None:
+    for name in ("scope", "stack", "gate", "severity"):
+        p.add_argument(f"--{name}", action="append", metavar=name.upper(), help=f"keep rules with this {name} (repeatable)")
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="mcp-handbook", description="Check, prove, publish and export the MCP Server Authoring Handbook.")
+    ap.add_argument("--root", help="the handbook folder (default: found from the current directory)")
+    sub = ap.add_subparsers(dest="command", required=True)
+    commands: dict[str, Callable[[argparse.Namespace], int]] = {}
+
+    def add(name: str, fn: Callable[[argparse.Namespace], int], help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(func=fn)
+        commands[name] = fn
+        return p
+
+    add("check", cmd_check, "lint the content: print every problem as path:line: CODE message; exit 1 on any")
+    p = add("snippets", cmd_snippets, "write every WRONG/CORRECT block to snippets/ (or --check that it is fresh)")
+    p.add_argument("--check", action="store_true", help="exit 1 if snippets/ is stale instead of writing")
+    p = add("export", cmd_export, "export the worksheet")
+    p.add_argument("what", choices=["worksheet"])
+    p.add_argument("--format", choices=["md", "csv"], default="md")
+    p.add_argument("-o", "--output", required=True, help="file to write")
+    _add_filters(p)
+    p = add("build", cmd_build, "build the site (strict, offline) with the downloads")
+    p.add_argument("--site-dir", help="output folder (default: site/)")
+    p = add("serve", cmd_serve, "build the site and serve it on 127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p = add("verify", cmd_verify, "prove every snippet (runs pytest on content/)")
+    p.add_argument("pytest_args", nargs=argparse.REMAINDER, help="extra pytest arguments, e.g. -k TRN-001")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except UsageError as exc:
+        print(f"mcp-handbook: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""The rule front-matter format: one table of fields and their checks.
+
+Each check is a plain function ``(value, fields) -> error message | None``.
+Adding a field means adding one row here.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+SCOPES = ("universal", "opinionated", "stack")
+SEVERITIES = ("high", "medium", "low")
+CHECKS = ("automated", "manual")
+QUALIFIER_KINDS = ("empirical", "conditional")
+ID_PATTERN = re.compile(r"^[A-Z]{2,5}-\d{3}$")
+VERSION_PATTERN = re.compile(r"^\d+\.\d+\.\d+$")
+SPEC_PATTERN = re.compile(r"^(2024-11-05|2025-03-26|2025-06-18|2025-11-25|2026-07-28)\b\s+\S")
+
+
+def _text(value: Any, _fields: Mapping[str, Any]) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return "must be a non-empty string"
+    return None
+
+
+def _one_of(choices: tuple[str, ...]) -> Callable[[Any, Mapping[str, Any]], str | None]:
+    def check(value: Any, _fields: Mapping[str, Any]) -> str | None:
+        if value not in choices:
+            return f"must be one of {', '.join(choices)}, not {value!r}"
+        return None
+
+    return check
+
+
+def _rule_id(value: Any, _fields: Mapping[str, Any]) -> str | None:
+    if not isinstance(value, str) or not ID_PATTERN.match(value):
+        return f"must look like AREA-NNN (e.g. SEC-004), not {value!r}"
+    return None
+
+
+def _version(value: Any, _fields: Mapping[str, Any]) -> str | None:
+    if not isinstance(value, str) or not VERSION_PATTERN.match(value):
+        return f"must be a doctrine version MAJOR.MINOR.PATCH in quotes, not {value!r}"
+    return None
+
+
+def _spec(value: Any, _fields: Mapping[str, Any]) -> str | None:
+    if not isinstance(value, str) or not SPEC_PATTERN.match(value):
+        return f"must name a revision and a section, e.g. '2025-11-25 basic/transports#stdio', not {value!r}"
+    return None
+
+
+def _id_list(value: Any, _fields: Mapping[str, Any]) -> str | None:
+    if not isinstance(value, list) or not all(isinstance(v, str) and ID_PATTERN.match(v) for v in value):
+        return "must be a list of rule ids"
+    return None
+
+
+def _qualifiers(value: Any, _fields: Mapping[str, Any]) -> str | None:
+    if not isinstance(value, list):
+        return "must be a list of {kind: empirical, observed: DATE} or {kind: conditional, when: TEXT}"
+    for item in value:
+        if not isinstance(item, dict) or item.get("kind") not in QUALIFIER_KINDS:
+            return f"each qualifier needs kind: empirical or conditional, got {item!r}"
+        if item["kind"] == "empirical" and not isinstance(item.get("observed"), _dt.date):
+            return "an empirical qualifier needs observed: YYYY-MM-DD (the date it was seen)"
+        if item["kind"] == "conditional" and not (isinstance(item.get("when"), str) and item["when"].strip()):
+            return "a conditional qualifier needs when: the precondition, in words"
+    return None
+
+
+def _changelog(value: Any, _fields: Mapping[str, Any]) -> str | None:
+    if not isinstance(value, list) or not all(
+        isinstance(v, dict) and isinstance(v.get("version"), str) and isinstance(v.get("change"), str) for v in value
+    ):
+        return "must be a list of {version: 'X.Y.Z', change: TEXT}"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One front-matter key."""
+
+    name: str
+    check: Callable[[Any, Mapping[str, Any]], str | None]
+    required: bool
+    help: str
+
+
+FIELDS: tuple[Field, ...] = (
+    Field("id", _rule_id, True, "stable id AREA-NNN, never reused"),
+    Field("title", _text, True, "the claim, short, imperative"),
+    Field("scope", _one_of(SCOPES), True, "universal | opinionated | stack"),
+    Field("stack", _text, False, "stack label; required when scope is stack"),
+    Field("qualifiers", _qualifiers, False, "empirical (observed date) / conditional (precondition)"),
+    Field("severity", _one_of(SEVERITIES), True, "high | medium | low"),
+    Field("gate", _text, True, "checklist section key from content/handbook.yml"),
+    Field("check", _one_of(CHECKS), True, "automated (a probe proves it) | manual"),
+    Field("probe", _text, False, "probe name; required when check is automated"),
+    Field("seam", _text, False, "reference-server seam the snippets replace"),
+    Field("spec", _spec, False, "specification revision and section, for protocol rules"),
+    Field("since", _version, True, "doctrine version that introduced the rule"),
+    Field("summary", _text, False, "one-sentence claim for tables and the worksheet"),
+    Field("related", _id_list, False, "ids of related rules"),
+    Field("changelog", _changelog, False, "list of {version, change}"),
+)
+
+FIELDS_BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}

@@ -1,0 +1,121 @@
+"""Corpus-level checks: what no single file can tell about itself.
+
+Each check is a plain function ``(Corpus) -> Iterable[Diagnostic]``; ``CHECKS``
+is the table ``mcp-handbook check`` runs.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+
+from .model import Corpus, Diagnostic, Location, Rule, Snippet
+from .probes import PROBES
+from .seams import SEAM_NAMES, TOOL_SEAM
+
+REQUIRED_SECTIONS = ("Why it matters", "How it is verified", "References")
+
+
+def _diag(path: str, line: int, code: str, message: str, hint: str = "") -> Diagnostic:
+    return Diagnostic(Location(path, line), code, message, hint)
+
+
+def duplicate_ids(corpus: Corpus) -> Iterable[Diagnostic]:
+    first: dict[str, Rule] = {}
+    for rule in sorted(corpus.rules, key=lambda r: r.path):
+        if rule.id in first:
+            yield _diag(rule.path, 1, "HB020", f"id {rule.id} is already used by {first[rule.id].path}", "pick the next free id in this area")
+        else:
+            first[rule.id] = rule
+
+
+def retired_ids(corpus: Corpus) -> Iterable[Diagnostic]:
+    retired = {str(r.get("id")): r for r in corpus.retired}
+    for rule in corpus.rules:
+        if rule.id in retired:
+            info = retired[rule.id]
+            yield _diag(
+                rule.path, 1, "HB021",
+                f"id {rule.id} was retired in {info.get('retired_in', '?')} and may never be reused",
+                f"pick a new id; the retired rule was replaced by {info.get('replaced_by') or 'nothing'}",
+            )
+
+
+def known_gates(corpus: Corpus) -> Iterable[Diagnostic]:
+    keys = {g.key for g in corpus.gates}
+    for rule in corpus.rules:
+        if rule.gate and rule.gate not in keys:
+            yield _diag(rule.path, 1, "HB022", f"gate {rule.gate!r} is not declared in content/handbook.yml", f"use one of: {', '.join(sorted(keys))}")
+
+
+def _static_snippet_problems(snippet: Snippet) -> Iterable[Diagnostic]:
+    path = snippet.location.path
+    try:
+        tree = ast.parse(snippet.code, filename=path)
+    except SyntaxError as exc:
+        line = snippet.code_line + (exc.lineno or 1) - 1
+        yield _diag(path, line, "HB033", f"{snippet.name} does not compile: {exc.msg}", "fix the Python syntax in this block")
+        return
+    if snippet.seam is None:
+        return
+    defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    assigned = {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    assigned |= {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+    needed = {"TOOL", "handle"} if snippet.seam == TOOL_SEAM else {snippet.seam}
+    missing = sorted(needed - defined - assigned)
+    if missing:
+        yield _diag(
+            path, snippet.location.line, "HB034",
+            f"{snippet.name} is mounted at seam {snippet.seam!r} but defines no top-level {', '.join(missing)}",
+            "define the seam function with the signature in tools/reference_server/README.md",
+        )
+
+
+def snippets_and_probes(corpus: Corpus) -> Iterable[Diagnostic]:
+    for rule in corpus.rules:
+        runnable = [s for s in rule.snippets if s.language == "python"]
+        for snippet in runnable:
+            yield from _static_snippet_problems(snippet)
+        if rule.check != "automated":
+            continue
+        if not rule.probe:
+            yield _diag(rule.path, 1, "HB030", "an automated rule needs a probe", f"add `probe:` with one of: {', '.join(sorted(PROBES))}")
+        elif rule.probe not in PROBES:
+            yield _diag(rule.path, 1, "HB031", f"unknown probe {rule.probe!r}", f"known probes: {', '.join(sorted(PROBES))}")
+        for kind in ("wrong", "correct"):
+            if not any(s.kind == kind and s.seam for s in runnable):
+                yield _diag(
+                    rule.path, rule.body_line, "HB030",
+                    f"an automated rule needs at least one {kind.upper()} python block mounted at a seam",
+                    f"add a ```python {kind} seam=NAME block (or `seam:` in the front matter)",
+                )
+        for snippet in runnable:
+            if snippet.seam and snippet.seam not in SEAM_NAMES:
+                yield _diag(snippet.location.path, snippet.location.line, "HB032", f"unknown seam {snippet.seam!r}", f"known seams: {', '.join(sorted(SEAM_NAMES))}")
+
+
+def body_sections(corpus: Corpus) -> Iterable[Diagnostic]:
+    for rule in corpus.rules:
+        missing = [s for s in REQUIRED_SECTIONS if s not in rule.sections]
+        if missing:
+            yield _diag(rule.path, rule.body_line, "HB040", f"missing body section(s): {', '.join(missing)}", "add a `## " + missing[0] + "` heading with its text")
+
+
+def related_ids(corpus: Corpus) -> Iterable[Diagnostic]:
+    ids = {r.id for r in corpus.rules}
+    for rule in corpus.rules:
+        for other in rule.related:
+            if other not in ids:
+                yield _diag(rule.path, 1, "HB041", f"related rule {other} does not exist", "fix the id or remove it from `related:`")
+
+
+CHECKS: tuple[Callable[[Corpus], Iterable[Diagnostic]], ...] = (
+    duplicate_ids, retired_ids, known_gates, snippets_and_probes, body_sections, related_ids,
+)
+
+
+def lint(corpus: Corpus) -> tuple[Diagnostic, ...]:
+    """Run every corpus-level check; return all diagnostics sorted by place."""
+    found = [d for check in CHECKS for d in check(corpus)]
+    everything = [*corpus.diagnostics, *found]
+    return tuple(sorted(everything, key=lambda d: (d.location.path, d.location.line, d.code)))

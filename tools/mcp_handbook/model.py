@@ -1,0 +1,166 @@
+"""The one parsed model of the doctrine: rules, their snippets, and diagnostics.
+
+Every reader (linter, snippet extractor, pytest plugin, site, exporters,
+auditor) takes a :class:`Corpus`; none of them parses markdown itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+SnippetKind = Literal["wrong", "correct"]
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A place in a content file, printed the way editors jump to it."""
+
+    path: str
+    """Path relative to the project root, with forward slashes."""
+    line: int
+    """1-based line number."""
+    end_line: int | None = None
+    """Last line of a span, when the place is a span (a code block)."""
+
+    def __str__(self) -> str:
+        if self.end_line is not None and self.end_line != self.line:
+            return f"{self.path}:{self.line}-{self.end_line}"
+        return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem found in the content; never an exception."""
+
+    location: Location
+    """Where the problem is."""
+    code: str
+    """A stable code such as ``HB101``; documented in CONTRIBUTING.md."""
+    message: str
+    """What is wrong, in one sentence."""
+    hint: str = ""
+    """How to fix it, in one line."""
+
+    def __str__(self) -> str:
+        text = f"{self.location.path}:{self.location.line}: {self.code} {self.message}"
+        return f"{text} (hint: {self.hint})" if self.hint else text
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    """A WRONG or CORRECT code block of a rule."""
+
+    rule_id: str
+    """The id of the rule the block belongs to."""
+    kind: SnippetKind
+    """``wrong`` must fail the rule's probe, ``correct`` must pass it."""
+    index: int
+    """1-based position among the rule's blocks of the same kind."""
+    language: str
+    """The fence language; only ``python`` blocks are executable."""
+    code: str
+    """The block's text, exactly as written."""
+    location: Location
+    """The fence span: opening fence line to closing fence line."""
+    code_line: int
+    """The file line of the first line of code (fence line + 1)."""
+    seam: str | None
+    """The reference-server seam this block replaces (or None for display-only code)."""
+    title: str = ""
+    """An optional label written in the fence (``title="..."``)."""
+
+    @property
+    def name(self) -> str:
+        """The snippet's stable name, used as test id and file stem."""
+        return f"{self.rule_id}.{self.kind}{self.index}"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule of the doctrine: front matter fields plus its body."""
+
+    id: str
+    """Stable id, never reused (``HB-STDIO-001``)."""
+    title: str
+    """The claim, short."""
+    scope: str
+    """``universal``, ``opinionated`` or ``stack``."""
+    severity: str
+    """``high``, ``medium`` or ``low``."""
+    gate: str
+    """The checklist section (a key of ``content/gates.yml``)."""
+    check: str
+    """``automated`` (a probe proves it) or ``manual`` (a reviewer judges)."""
+    location: Location
+    """The rule file, line 1."""
+    body: str
+    """The markdown after the front matter."""
+    body_line: int
+    """The file line on which the body starts."""
+    stack: str = ""
+    """The stack label, when the scope is ``stack``."""
+    qualifiers: tuple[dict, ...] = ()
+    """``empirical`` (with ``observed``) and ``conditional`` (with ``when``) qualifiers."""
+    probe: str = ""
+    """The probe that proves an automated rule."""
+    seam: str = ""
+    """The default seam of the rule's snippets."""
+    spec: str = ""
+    """Specification revision and section a protocol rule speaks for."""
+    since: str = ""
+    """Doctrine version that introduced the rule."""
+    summary: str = ""
+    """One-sentence claim (the first paragraph of the body when not given)."""
+    related: tuple[str, ...] = ()
+    """Ids of rules this one points to."""
+    snippets: tuple[Snippet, ...] = ()
+    """WRONG and CORRECT blocks in file order."""
+    sections: tuple[str, ...] = ()
+    """The body's level-2 headings, in order."""
+
+    @property
+    def path(self) -> str:
+        return self.location.path
+
+    def snippets_of(self, kind: SnippetKind) -> tuple[Snippet, ...]:
+        return tuple(s for s in self.snippets if s.kind == kind)
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """A checklist section that rules belong to."""
+
+    key: str
+    title: str
+    order: int
+    summary: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Corpus:
+    """Everything parsed from ``content/``, once."""
+
+    root: Path
+    """The project root that paths are relative to."""
+    version: str
+    """The doctrine version (``content/doctrine.yml``)."""
+    rules: tuple[Rule, ...]
+    """Rules sorted by gate order then id."""
+    gates: tuple[Gate, ...]
+    """Gates in checklist order."""
+    diagnostics: tuple[Diagnostic, ...] = ()
+    """Every problem found while parsing and linting."""
+    retired: tuple[dict, ...] = field(default=())
+    """Retired rule ids with the version that retired them and their replacement."""
+
+    def rule(self, rule_id: str) -> Rule | None:
+        return next((r for r in self.rules if r.id == rule_id), None)
+
+    def gate(self, key: str) -> Gate | None:
+        return next((g for g in self.gates if g.key == key), None)
+
+    @property
+    def snippets(self) -> tuple[Snippet, ...]:
+        return tuple(s for r in self.rules for s in r.snippets)

@@ -1,0 +1,229 @@
+"""Parse ``content/`` once into a :class:`~mcp_handbook.model.Corpus`.
+
+Problems become :class:`~mcp_handbook.model.Diagnostic` values carrying
+``path:line``; parsing never raises on bad content.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from markdown_it import MarkdownIt
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+from .fields import FIELDS, FIELDS_BY_NAME
+from .model import Corpus, Diagnostic, Gate, Location, Rule, Snippet
+
+RULES_DIR = "rules"
+HANDBOOK_FILE = "handbook.yml"
+SNIPPET_KINDS = {"wrong": "wrong", "correct": "correct"}
+FENCE_OPTIONS = {"seam", "title"}
+
+
+def _markdown() -> MarkdownIt:
+    return MarkdownIt("commonmark").use(front_matter_plugin)
+
+
+@dataclass(slots=True)
+class _Sink:
+    """Collects diagnostics for one file."""
+
+    path: str
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def add(self, line: int, code: str, message: str, hint: str = "") -> None:
+        self.items.append(Diagnostic(Location(self.path, line), code, message, hint))
+
+
+def _key_lines(text: str, first_line: int) -> dict[str, int]:
+    """Map each top-level YAML key to the file line it stands on."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(node, yaml.MappingNode):
+        return {}
+    return {k.value: first_line + k.start_mark.line for k, _ in node.value if isinstance(k, yaml.ScalarNode)}
+
+
+def _load_front_matter(text: str, first_line: int, sink: _Sink) -> tuple[dict[str, Any] | None, dict[str, int]]:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = first_line + mark.line if mark is not None else first_line
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        sink.add(line, "HB003", f"front matter is not valid YAML: {problem}", "check indentation and quoting on this line")
+        return None, {}
+    if not isinstance(data, dict):
+        sink.add(first_line, "HB004", "front matter must be a mapping of fields", "write `key: value` lines between the --- fences")
+        return None, {}
+    return data, _key_lines(text, first_line)
+
+
+def _check_fields(data: dict[str, Any], lines: dict[str, int], fm_line: int, sink: _Sink) -> None:
+    for key in data:
+        if key not in FIELDS_BY_NAME:
+            known = ", ".join(f.name for f in FIELDS)
+            sink.add(lines.get(key, fm_line), "HB010", f"unknown front-matter field {key!r}", f"known fields: {known}")
+    for spec in FIELDS:
+        if spec.name not in data:
+            if spec.required:
+                sink.add(fm_line, "HB011", f"missing required field {spec.name!r}", f"add `{spec.name}:` ({spec.help})")
+            continue
+        problem = spec.check(data[spec.name], data)
+        if problem:
+            sink.add(lines.get(spec.name, fm_line), "HB012", f"field {spec.name!r} {problem}", spec.help)
+    if data.get("scope") == "stack" and not data.get("stack"):
+        sink.add(lines.get("scope", fm_line), "HB013", "scope is stack but no stack label is given", "add `stack: LABEL` (e.g. Python, stateful-backends)")
+    if data.get("stack") and data.get("scope") != "stack":
+        sink.add(lines.get("stack", fm_line), "HB013", "a stack label is given but scope is not stack", "set `scope: stack` or remove `stack:`")
+
+
+def _parse_fence_info(info: str) -> tuple[str, str | None, dict[str, str], str | None]:
+    """Split ``python wrong seam=x title="..."`` into language, kind, options, error."""
+    try:
+        words = shlex.split(info)
+    except ValueError as exc:
+        return "", None, {}, f"fence info string cannot be split: {exc}"
+    if not words:
+        return "", None, {}, None
+    language, kind, options = words[0].lower(), None, {}
+    for word in words[1:]:
+        if word.lower() in SNIPPET_KINDS and kind is None:
+            kind = SNIPPET_KINDS[word.lower()]
+        elif "=" in word:
+            key, _, value = word.partition("=")
+            options[key] = value
+        elif kind is None:
+            return language, None, {}, None  # some other fence annotation: not a snippet
+    unknown = sorted(set(options) - FENCE_OPTIONS) if kind else []
+    error = f"unknown fence option(s) {', '.join(unknown)}; known: {', '.join(sorted(FENCE_OPTIONS))}" if unknown else None
+    return language, kind, options, error
+
+
+def _heading_text(tokens: list, index: int) -> str:
+    return tokens[index + 1].content.strip() if index + 1 < len(tokens) else ""
+
+
+def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]]:
+    """Parse one rule file; return the rule (None if unusable) and its diagnostics."""
+    sink = _Sink(rel)
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        sink.add(raw[: exc.start].count(b"\n") + 1, "HB001", f"file is not UTF-8 ({exc.reason} at byte {exc.start})", "save the file as UTF-8")
+        return None, sink.items
+    tokens = _markdown().parse(text)
+    fm = next((t for t in tokens if t.type == "front_matter"), None)
+    if fm is None or fm.map is None or fm.map[0] != 0:
+        sink.add(1, "HB002", "rule file has no YAML front matter", "start the file with a --- block holding id, title, scope, ...")
+        return None, sink.items
+    fm_line = fm.map[0] + 2  # first line inside the opening ---
+    data, key_lines = _load_front_matter(fm.content, fm_line, sink)
+    if data is None:
+        return None, sink.items
+    _check_fields(data, key_lines, fm_line, sink)
+    body_line = fm.map[1] + 1
+    snippets: list[Snippet] = []
+    sections: list[str] = []
+    counts = {"wrong": 0, "correct": 0}
+    rule_id = str(data.get("id", "?"))
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open" and tok.tag == "h2":
+            sections.append(_heading_text(tokens, i))
+        if tok.type != "fence" or tok.map is None:
+            continue
+        language, kind, options, error = _parse_fence_info(tok.info)
+        line = tok.map[0] + 1
+        if error:
+            sink.add(line, "HB035", error, 'write e.g. ```python wrong seam=resolve_path title="prefix check"')
+        if kind is None:
+            continue
+        counts[kind] += 1
+        snippets.append(
+            Snippet(
+                rule_id=rule_id,
+                kind=kind,  # type: ignore[arg-type]
+                index=counts[kind],
+                language=language,
+                code=tok.content,
+                location=Location(rel, line, tok.map[1]),
+                code_line=line + 1,
+                seam=(options.get("seam") or data.get("seam") or None) if language == "python" else None,
+                title=options.get("title", ""),
+            )
+        )
+    if sink.items and any(d.code in {"HB011", "HB012"} and "'id'" in d.message for d in sink.items):
+        return None, sink.items
+    qualifiers = tuple(q for q in data.get("qualifiers") or () if isinstance(q, dict))
+    rule = Rule(
+        id=rule_id,
+        title=str(data.get("title", "")),
+        scope=str(data.get("scope", "")),
+        severity=str(data.get("severity", "")),
+        gate=str(data.get("gate", "")),
+        check=str(data.get("check", "")),
+        location=Location(rel, 1),
+        body=text.split("\n", fm.map[1])[-1] if fm.map[1] else text,
+        body_line=body_line,
+        stack=str(data.get("stack") or ""),
+        qualifiers=qualifiers,
+        probe=str(data.get("probe") or ""),
+        seam=str(data.get("seam") or ""),
+        spec=str(data.get("spec") or ""),
+        since=str(data.get("since") or ""),
+        summary=str(data.get("summary") or ""),
+        related=tuple(data.get("related") or ()),
+        snippets=tuple(snippets),
+        sections=tuple(sections),
+    )
+    return rule, sink.items
+
+
+def _load_handbook(root: Path, content: Path) -> tuple[str, tuple[Gate, ...], tuple[dict, ...], list[Diagnostic]]:
+    path = content / HANDBOOK_FILE
+    rel = path.relative_to(root).as_posix()
+    sink = _Sink(rel)
+    if not path.is_file():
+        sink.add(1, "HB005", f"{HANDBOOK_FILE} is missing", "it declares the doctrine version and the gates")
+        return "0.0.0", (), (), sink.items
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        sink.add(mark.line + 1 if mark else 1, "HB003", f"{HANDBOOK_FILE} is not valid YAML: {exc}")
+        return "0.0.0", (), (), sink.items
+    lines = _key_lines(path.read_text(encoding="utf-8"), 1)
+    gates = []
+    for order, g in enumerate(data.get("gates") or (), start=1):
+        if not isinstance(g, dict) or not g.get("key") or not g.get("title"):
+            sink.add(lines.get("gates", 1), "HB006", f"gate #{order} needs key and title", "write `- {key: transport, title: Transport}`")
+            continue
+        gates.append(Gate(key=str(g["key"]), title=str(g["title"]), order=order, summary=str(g.get("summary", ""))))
+    version = str(data.get("version", ""))
+    if not version:
+        sink.add(1, "HB006", f"{HANDBOOK_FILE} has no version", "add `version: 'X.Y.Z'`")
+    retired = tuple(r for r in data.get("retired") or () if isinstance(r, dict))
+    return version or "0.0.0", tuple(gates), retired, sink.items
+
+
+def parse_content(root: Path, *, content_dir: str = "content") -> Corpus:
+    """Parse every rule under ``root/content/rules`` plus ``handbook.yml``; no linting."""
+    root = root.resolve()
+    content = root / content_dir
+    version, gates, retired, diagnostics = _load_handbook(root, content)
+    rules: list[Rule] = []
+    for path in sorted((content / RULES_DIR).rglob("*.md")):
+        rule, found = parse_rule_file(path, path.relative_to(root).as_posix())
+        diagnostics.extend(found)
+        if rule is not None:
+            rules.append(rule)
+    order = {g.key: g.order for g in gates}
+    rules.sort(key=lambda r: (order.get(r.gate, len(order) + 1), r.id, r.path))
+    return Corpus(root=root, version=version, rules=tuple(rules), gates=gates, diagnostics=tuple(diagnostics), retired=retired)

@@ -1,0 +1,153 @@
+"""pytest collects the doctrine: every rule file under ``content/rules`` becomes tests.
+
+Shaped like pytest's own doctest plugin: ``pytest_collect_file`` returns a
+``RuleFile`` whose ``collect()`` yields one item per runnable snippet (named
+``RULE-ID:wrong1``), plus one item that fails with the file's diagnostics
+when the file does not lint. Items report the markdown ``path:line``.
+
+Proofs start real server processes, so once collection is done every
+selected snippet is started on a small thread pool; each item then waits for
+its own verdict. Nothing is weakened to save time: each item still runs its
+own server with its own probe.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import load_corpus
+from .model import Corpus, Diagnostic, Rule, Snippet
+from .verify import Verdict, verify
+
+CORPUS_KEY = pytest.StashKey[Corpus]()
+POOL_KEY = pytest.StashKey[ThreadPoolExecutor]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini("handbook_content", "folder holding the doctrine (rules under <folder>/rules)", default="content")
+    group = parser.getgroup("mcp-handbook")
+    group.addoption("--handbook-workers", type=int, default=0, help="servers proved at once (default: 2 per core, at most 8)")
+
+
+def _corpus(config: pytest.Config) -> Corpus:
+    if CORPUS_KEY not in config.stash:
+        config.stash[CORPUS_KEY] = load_corpus(config.rootpath, content_dir=config.getini("handbook_content"))
+    return config.stash[CORPUS_KEY]
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    config = parent.config
+    rules_dir = (config.rootpath / config.getini("handbook_content") / "rules").resolve()
+    if file_path.suffix == ".md" and file_path.resolve().is_relative_to(rules_dir):
+        return RuleFile.from_parent(parent, path=file_path)
+    return None
+
+
+class RuleFile(pytest.File):
+    def collect(self) -> Any:
+        corpus = _corpus(self.config)
+        rel = self.path.resolve().relative_to(corpus.root).as_posix()
+        problems = [d for d in corpus.diagnostics if d.location.path == rel]
+        if problems:
+            yield LintItem.from_parent(self, name="lint", diagnostics=problems)
+        rule = next((r for r in corpus.rules if r.path == rel), None)
+        if rule is None or rule.check != "automated":
+            return
+        for snippet in rule.snippets:
+            if snippet.language == "python" and snippet.seam:
+                yield SnippetItem.from_parent(self, name=f"{rule.id}:{snippet.kind}{snippet.index}", rule=rule, snippet=snippet)
+
+
+class LintError(Exception):
+    pass
+
+
+class LintItem(pytest.Item):
+    def __init__(self, *, diagnostics: list[Diagnostic], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.diagnostics = diagnostics
+
+    def runtest(self) -> None:
+        raise LintError()
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        return "\n".join(str(d) for d in self.diagnostics)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        first = self.diagnostics[0].location.line
+        return self.path, first - 1, f"lint {self.path.name}"
+
+
+class SnippetFailure(Exception):
+    def __init__(self, verdict: Verdict) -> None:
+        super().__init__(verdict)
+        self.verdict = verdict
+
+
+class SnippetItem(pytest.Item):
+    def __init__(self, *, rule: Rule, snippet: Snippet, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rule = rule
+        self.snippet = snippet
+        self.future: Future[Verdict] | None = None
+
+    def start(self, pool: ThreadPoolExecutor) -> None:
+        self.future = pool.submit(verify, self.snippet, self.rule)
+
+    def runtest(self) -> None:
+        verdict = self.future.result() if self.future is not None else verify(self.snippet, self.rule)
+        if not verdict.ok:
+            raise SnippetFailure(verdict)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if not isinstance(excinfo.value, SnippetFailure):
+            return super().repr_failure(excinfo)
+        return explain(excinfo.value.verdict, self.rule)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        s = self.snippet
+        return self.path, s.location.line - 1, f"{self.rule.id} {s.kind.upper()} {s.index} (probe {self.rule.probe}, seam {s.seam})"
+
+
+def explain(verdict: Verdict, rule: Rule) -> str:
+    """The failure message: where, what was expected, what happened, and the code with line numbers."""
+    s = verdict.snippet
+    head = f"{s.location.path}:{s.location.line}: {rule.id} {s.kind.upper()} block {s.index} (seam {s.seam}, probe {rule.probe})"
+    lines = [head]
+    if verdict.broken:
+        lines.append(f"  the snippet is broken, not {s.kind}: {verdict.broken}")
+    elif verdict.finding is None:
+        lines.append("  the probe did not run")
+    else:
+        f = verdict.finding
+        lines.append(f"  expected the probe to {verdict.expected}, it said {f.status}: {f.summary}")
+        lines.extend(f"    {e}" for e in f.evidence[:12])
+    lines.append("  code:")
+    for offset, text in enumerate(s.code.rstrip("\n").splitlines()):
+        lines.append(f"  {s.code_line + offset:>5} | {text}")
+    if verdict.stderr_tail:
+        lines.append("  server stderr (last lines):")
+        lines.extend(f"    {ln[:240]}" for ln in verdict.stderr_tail)
+    return "\n".join(lines)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    items = [i for i in session.items if isinstance(i, SnippetItem)]
+    if len(items) < 2:
+        return
+    workers = session.config.getoption("--handbook-workers") or min(8, 2 * (os.cpu_count() or 1))
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hb-verify")
+    session.config.stash[POOL_KEY] = pool
+    for item in items:
+        item.start(pool)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    pool = session.config.stash.get(POOL_KEY, None)
+    if pool is not None:
+        pool.shutdown(wait=True, cancel_futures=True)
