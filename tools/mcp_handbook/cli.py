@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import importlib
 import os
 import sys
 from collections.abc import Callable
@@ -134,16 +135,19 @@ def _add_filters(p: argparse.ArgumentParser) -> None:
         p.add_argument(f"--{name}", action="append", metavar=name.upper(), help=f"keep rules with this {name} (repeatable)")
 
 
+COMMAND_MODULES: tuple[str, ...] = ()
+"""Modules that add commands: each has ``register(add)``, where ``add(name, fn, help)``
+returns the new subcommand's ArgumentParser. Add one line here per module."""
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="mcp-handbook", description="Check, prove, publish and export the MCP Server Authoring Handbook.")
     ap.add_argument("--root", help="the handbook folder (default: found from the current directory)")
     sub = ap.add_subparsers(dest="command", required=True)
-    commands: dict[str, Callable[[argparse.Namespace], int]] = {}
 
     def add(name: str, fn: Callable[[argparse.Namespace], int], help_text: str) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text, description=help_text)
         p.set_defaults(func=fn)
-        commands[name] = fn
         return p
 
     add("check", cmd_check, "lint the content: print every problem as path:line: CODE message; exit 1 on any")
@@ -160,6 +164,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8000)
     p = add("verify", cmd_verify, "prove every snippet (runs pytest on content/)")
     p.add_argument("pytest_args", nargs=argparse.REMAINDER, help="extra pytest arguments, e.g. -k TRN-001")
+    for module_name in COMMAND_MODULES:
+        importlib.import_module(module_name).register(add)
     return ap
 
 
