@@ -110,3 +110,44 @@ FIELDS: tuple[Field, ...] = (
 )
 
 FIELDS_BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
+
+SPEC_CITATION = re.compile(r"\b(?:MCP|Model Context Protocol)\s+spec(?:ification)?\b|modelcontextprotocol\.io/spec", re.I)
+"""A sentence that cites the MCP specification. A rule whose ``## References``
+cite it is a *protocol rule*: it speaks for the protocol, so it must say for
+which revision and section in ``spec:`` (HB014), where tools can read it."""
+
+
+def _replacement(value: Any, entry: Mapping[str, Any]) -> str | None:
+    if value is None:
+        reason = entry.get("reason")
+        return None if isinstance(reason, str) and reason.strip() else "is null, so the entry needs `reason:` saying why nothing replaces the rule"
+    ids = value if isinstance(value, list) else [value]
+    if not ids or not all(isinstance(v, str) and ID_PATTERN.match(v) for v in ids):
+        return f"must be a rule id, a list of rule ids, or null (with `reason:`), not {value!r}"
+    return None
+
+
+RETIREMENT_FIELDS: tuple[Field, ...] = (
+    Field("id", _rule_id, True, "the retired rule's id, AREA-NNN"),
+    Field("title", _text, False, "the retired rule's title, for readers who meet the id in an old worksheet"),
+    Field("retired_in", _version, True, "the doctrine version that retired it, in quotes"),
+    Field("replaced_by", _replacement, True, "the id (or list of ids) that replaced it, or null with `reason:`"),
+    Field("reason", _text, False, "why it was retired, in one sentence"),
+)
+"""One entry of ``retired:`` in ``content/handbook.yml``: an id is retired, never deleted,
+so an old worksheet row or link can always be traced to what replaced it."""
+
+
+def retirement_problems(entry: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Every (problem, hint) of one ``retired:`` entry; empty when it is valid."""
+    known = {f.name for f in RETIREMENT_FIELDS}
+    problems = [(f"unknown key {k!r}", f"known keys: {', '.join(sorted(known))}") for k in entry if k not in known]
+    for spec in RETIREMENT_FIELDS:
+        if spec.name not in entry:
+            if spec.required:
+                problems.append((f"missing {spec.name!r}", f"add `{spec.name}:` ({spec.help})"))
+            continue
+        problem = spec.check(entry[spec.name], entry)
+        if problem:
+            problems.append((f"{spec.name!r} {problem}", spec.help))
+    return problems

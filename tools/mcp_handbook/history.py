@@ -7,16 +7,19 @@ since the doctrine version a worksheet was filled against).
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import tarfile
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .model import Corpus, Rule
-from .parse import parse_content
+from .model import Corpus, Diagnostic, Location, Rule
+from .parse import RULES_DIR, parse_content, parse_rule_file
 
-COMPARED_FIELDS = ("title", "scope", "stack", "severity", "gate", "check", "probe", "seam", "spec", "summary", "qualifiers")
+COMPARED_FIELDS = (
+    "title", "scope", "stack", "severity", "gate", "check", "probe", "seam", "spec", "summary", "qualifiers", "related", "since",
+)
 
 
 class HistoryError(Exception):
@@ -64,6 +67,8 @@ class RuleChange:
     """A WRONG or CORRECT block's code changed."""
     body_changed: bool = False
     """The prose changed."""
+    blocks: tuple[str, ...] = ()
+    """What happened to the blocks, e.g. ``correct1 changed``, ``wrong2 added``."""
 
     def field(self, name: str) -> tuple[str, str] | None:
         return next(((old, new) for f, old, new in self.fields if f == name), None)
@@ -86,7 +91,23 @@ class Changes:
 
 
 def _text(value: object) -> str:
-    return "" if value in (None, "", ()) else str(value)
+    if value in (None, "", ()):
+        return ""
+    if isinstance(value, tuple):
+        return "; ".join(_text(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {v}" for k, v in value.items())
+    return str(value)
+
+
+def _block_changes(old: Rule, new: Rule) -> tuple[str, ...]:
+    before = {s.name.split(".", 1)[1]: s.code for s in old.snippets}
+    after = {s.name.split(".", 1)[1]: s.code for s in new.snippets}
+    return tuple(
+        f"{name} {'added' if name not in before else 'removed' if name not in after else 'changed'}"
+        for name in sorted(set(before) | set(after))
+        if before.get(name) != after.get(name)
+    )
 
 
 def compare_rules(old: Rule, new: Rule) -> RuleChange | None:
@@ -95,11 +116,11 @@ def compare_rules(old: Rule, new: Rule) -> RuleChange | None:
         for name in COMPARED_FIELDS
         if getattr(old, name) != getattr(new, name)
     )
-    code_changed = [(s.kind, s.code) for s in old.snippets] != [(s.kind, s.code) for s in new.snippets]
+    blocks = _block_changes(old, new)
     body_changed = old.body != new.body
-    if not (fields or code_changed or body_changed):
+    if not (fields or blocks or body_changed):
         return None
-    return RuleChange(new.id, fields, code_changed, body_changed)
+    return RuleChange(new.id, fields, bool(blocks), body_changed, blocks)
 
 
 def diff_corpora(old: Corpus, new: Corpus) -> Changes:
@@ -113,4 +134,90 @@ def diff_corpora(old: Corpus, new: Corpus) -> Changes:
         changed=tuple(c for i in sorted(set(old_rules) & set(new_rules)) if (c := compare_rules(old_rules[i], new_rules[i]))),
         removed=tuple(old_rules[i] for i in sorted(set(old_rules) - set(new_rules))),
         retired=tuple(r for r in new.retired if str(r.get("id")) not in old_retired),
+    )
+
+
+def deleted_rule_ids(root: Path, *, content_dir: str = "content") -> dict[str, str]:
+    """Every id a rule file deleted anywhere in the history of HEAD had: id -> the deleting commit.
+
+    Cheap: one ``git log`` for the deletions and one ``git cat-file --batch`` for
+    the files as they were just before; each is read by the one rule parser.
+    """
+    log = _git(root, "log", "--diff-filter=D", "--no-renames", "--relative", "--name-only", "--format=>%H", "--", f"{content_dir}/{RULES_DIR}")
+    wanted, commit = [], ""
+    for line in log.decode().splitlines():
+        if line.startswith(">"):
+            commit = line[1:]
+        elif line.endswith(".md"):
+            wanted.append((commit, line))
+    if not wanted:
+        return {}
+    batch = "".join(f"{c}^:./{p}\n" for c, p in wanted).encode()
+    out = subprocess.run(["git", "cat-file", "--batch"], cwd=root, input=batch, capture_output=True, timeout=60).stdout
+    found: dict[str, str] = {}
+    with tempfile.TemporaryDirectory(prefix="hb-deleted-") as tmp:
+        for (commit, path), blob in zip(wanted, _batch_blobs(out)):
+            copy = Path(tmp) / "rules" / "x.md"
+            copy.parent.mkdir(exist_ok=True)
+            copy.write_bytes(blob)
+            rule, _ = parse_rule_file(copy, path)
+            if rule is not None:
+                found.setdefault(rule.id, commit[:12])
+    return found
+
+
+def _batch_blobs(out: bytes) -> list[bytes]:
+    """Split ``git cat-file --batch`` output into contents (empty for a missing object)."""
+    blobs, at = [], 0
+    while at < len(out):
+        header_end = out.index(b"\n", at)
+        header = out[at:header_end].split()
+        if len(header) < 3:  # "<name> missing"
+            blobs.append(b"")
+            at = header_end + 1
+            continue
+        size = int(header[2])
+        blobs.append(out[header_end + 1 : header_end + 1 + size])
+        at = header_end + 1 + size + 1
+    return blobs
+
+
+def _retired_line(corpus: Corpus, content_dir: str) -> int:
+    """The line of ``retired:`` in handbook.yml, where a missing entry belongs."""
+    path = corpus.root / content_dir / "handbook.yml"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return 1
+    match = re.search(r"^retired:", text, re.M)
+    return text[: match.start()].count("\n") + 1 if match else 1
+
+
+def unretired_removals(corpus: Corpus, *, base: str | None = None, content_dir: str = "content") -> tuple[Diagnostic, ...]:
+    """HB024: ids that existed at ``base`` (default HEAD) or in any deleted rule
+    file of the history, and are gone now without an entry in ``retired:``.
+
+    Outside a git repository, or with no commit yet, there is no history and
+    nothing to report; an explicit ``base`` that git cannot read raises HistoryError.
+    """
+    try:
+        old = load_corpus_at(corpus.root, base or "HEAD", content_dir=content_dir)
+        before = {r.id: r.path for r in old.rules}
+        deleted = deleted_rule_ids(corpus.root, content_dir=content_dir)
+    except HistoryError:
+        if base:
+            raise
+        return ()
+    present = {r.id for r in corpus.rules} | {str(e.get("id")) for e in corpus.retired}
+    where = {**{i: f"deleted in {c}" for i, c in deleted.items()}, **{i: f"{p} at {base or 'HEAD'}" for i, p in before.items()}}
+    path, line = f"{content_dir}/handbook.yml", _retired_line(corpus, content_dir)
+    major = old.version.split(".", 1)[0]
+    retired_in = f"{int(major) + 1}.0.0" if major.isdigit() else "X.Y.Z"  # a retirement is a major change
+    return tuple(
+        Diagnostic(
+            Location(path, line), "HB024",
+            f"rule {rule_id} ({where[rule_id]}) is gone but not retired; ids are never reused",
+            f"restore the rule, or add `- {{id: {rule_id}, retired_in: \"{retired_in}\", replaced_by: NEW-ID}}` under `retired:`",
+        )
+        for rule_id in sorted(set(where) - present)
     )

@@ -41,6 +41,26 @@ def retired_ids(corpus: Corpus) -> Iterable[Diagnostic]:
             )
 
 
+def _handbook_path(corpus: Corpus) -> str:
+    rules = next((r.path for r in corpus.rules), "content/rules/")
+    return rules.split("/rules/", 1)[0] + "/handbook.yml"
+
+
+def retired_registry(corpus: Corpus) -> Iterable[Diagnostic]:
+    """An id is retired once, and what replaced it must be a rule (or itself retired)."""
+    path, seen = _handbook_path(corpus), set()
+    known = {r.id for r in corpus.rules} | {str(e.get("id")) for e in corpus.retired}
+    for entry in corpus.retired:
+        rule_id, line = str(entry.get("id")), int(entry.get("line", 1))
+        if rule_id in seen:
+            yield _diag(path, line, "HB023", f"{rule_id} is retired twice", "keep one entry per retired id")
+        seen.add(rule_id)
+        replaced = entry.get("replaced_by")
+        for other in replaced if isinstance(replaced, list) else [replaced] if isinstance(replaced, str) else []:
+            if other not in known:
+                yield _diag(path, line, "HB025", f"{rule_id} is replaced by {other}, which is no rule", "name the rule that took its place, or write `replaced_by: null` with `reason:`")
+
+
 def known_gates(corpus: Corpus) -> Iterable[Diagnostic]:
     keys = {g.key for g in corpus.gates}
     for rule in corpus.rules:
@@ -110,7 +130,7 @@ def related_ids(corpus: Corpus) -> Iterable[Diagnostic]:
 
 
 CHECKS: tuple[Callable[[Corpus], Iterable[Diagnostic]], ...] = (
-    duplicate_ids, retired_ids, known_gates, snippets_and_probes, body_sections, related_ids,
+    duplicate_ids, retired_ids, retired_registry, known_gates, snippets_and_probes, body_sections, related_ids,
 )
 
 

@@ -6,16 +6,18 @@ Problems become :class:`~mcp_handbook.model.Diagnostic` values carrying
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import yaml
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from .fields import FIELDS, FIELDS_BY_NAME
+from .fields import FIELDS, FIELDS_BY_NAME, SPEC_CITATION, retirement_problems
 from .model import Corpus, Diagnostic, Gate, Location, Rule, Snippet
 
 RULES_DIR = "rules"
@@ -110,6 +112,28 @@ def _heading_text(tokens: list, index: int) -> str:
     return tokens[index + 1].content.strip() if index + 1 < len(tokens) else ""
 
 
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _check_links(tok: Any, path: Path, sink: _Sink) -> None:
+    """HB042: a relative link in a rule must name a file under content/ that exists
+    (the site build would fail on it later, without the line)."""
+    line = tok.map[0] + 1
+    content = next((p.parent for p in path.parents if p.name == RULES_DIR), path.parent)
+    for child in tok.children or ():
+        if child.type in ("softbreak", "hardbreak"):
+            line += 1
+        href = str(child.attrGet("href") or child.attrGet("src") or "") if child.type in ("link_open", "image") else ""
+        target = unquote(href.split("#", 1)[0].split("?", 1)[0])
+        if not target or _SCHEME.match(href) or href.startswith("/"):
+            continue
+        resolved = (path.parent / target).resolve()
+        if not resolved.is_relative_to(content.resolve()):
+            sink.add(line, "HB042", f"link {href!r} leaves content/, so the site cannot serve it", "link a page under content/, or use a full https:// address")
+        elif not resolved.exists():
+            sink.add(line, "HB042", f"link {href!r} points to a file that does not exist", "fix the path; it is relative to this file, e.g. ../security/path-containment.md")
+
+
 def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]]:
     """Parse one rule file; return the rule (None if unusable) and its diagnostics."""
     sink = _Sink(rel)
@@ -134,9 +158,14 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
     sections: list[str] = []
     counts = {"wrong": 0, "correct": 0}
     rule_id = str(data.get("id", "?"))
+    spec_cited_at = 0
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open" and tok.tag == "h2":
             sections.append(_heading_text(tokens, i))
+        if tok.type == "inline" and tok.map is not None:
+            _check_links(tok, path, sink)
+            if sections and sections[-1] == "References" and not spec_cited_at and SPEC_CITATION.search(tok.content):
+                spec_cited_at = tok.map[0] + 1
         if tok.type != "fence" or tok.map is None:
             continue
         language, kind, options, error = _parse_fence_info(tok.info)
@@ -159,6 +188,9 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
                 title=options.get("title", ""),
             )
         )
+    if spec_cited_at and not data.get("spec"):
+        sink.add(spec_cited_at, "HB014", "the References cite the MCP specification, so this is a protocol rule without `spec:`",
+                 "add `spec: REVISION page#section` to the front matter, e.g. spec: 2025-11-25 basic/transports#stdio")
     if sink.items and any(d.code in {"HB011", "HB012"} and "'id'" in d.message for d in sink.items):
         return None, sink.items
     qualifiers = tuple(q for q in data.get("qualifiers") or () if isinstance(q, dict))
@@ -209,8 +241,29 @@ def _load_handbook(root: Path, content: Path) -> tuple[str, tuple[Gate, ...], tu
     version = str(data.get("version", ""))
     if not version:
         sink.add(1, "HB006", f"{HANDBOOK_FILE} has no version", "add `version: 'X.Y.Z'`")
-    retired = tuple(r for r in data.get("retired") or () if isinstance(r, dict))
+    retired = _retired_entries(path.read_text(encoding="utf-8"), data.get("retired"), lines.get("retired", 1), sink)
     return version or "0.0.0", tuple(gates), retired, sink.items
+
+
+def _retired_entries(text: str, raw: Any, key_line: int, sink: _Sink) -> tuple[dict, ...]:
+    """The ``retired:`` registry, each entry with the ``line`` it starts on in handbook.yml (HB023)."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        sink.add(key_line, "HB023", "`retired:` must be a list of entries", "write `retired: []` or one `- {id: ..., retired_in: ..., replaced_by: ...}` per line")
+        return ()
+    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    items = next((v.value for k, v in node.value if k.value == "retired" and isinstance(v, yaml.SequenceNode)), [])
+    entries = []
+    for index, item in enumerate(raw):
+        line = items[index].start_mark.line + 1 if index < len(items) else key_line
+        if not isinstance(item, dict):
+            sink.add(line, "HB023", f"retired entry #{index + 1} is not a mapping", "write `- {id: SEC-004, retired_in: \"0.3.0\", replaced_by: SEC-009}`")
+            continue
+        for problem, hint in retirement_problems(item):
+            sink.add(line, "HB023", f"retired entry {item.get('id', f'#{index + 1}')}: {problem}", hint)
+        entries.append({**item, "line": line})
+    return tuple(entries)
 
 
 def parse_content(root: Path, *, content_dir: str = "content") -> Corpus:
