@@ -1,0 +1,156 @@
+"""What a doctrine change means for the doctrine's version.
+
+The meaning is written for people in ``content/versioning.md``; this module is
+that page as a table. In short: MAJOR when something the doctrine asked for is
+withdrawn or a finding becomes a blocker (a rule retired or removed, severity
+raised to high); MINOR when the doctrine asks for something new or different (a
+rule added; its claim, scope, stack, qualifiers, severity, check or cited
+revision changed); PATCH when it asks for the same thing, said or proved better
+(prose, summary, references, code, probe, seam, gate, related).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..history import Changes, RuleChange
+from ..model import Rule
+
+LEVELS = ("patch", "minor", "major")
+SEVERITY_RANK = {"low": 1, "medium": 2, "high": 3}
+
+FIELD_LEVELS: dict[str, str] = {
+    "title": "minor", "scope": "minor", "stack": "minor", "qualifiers": "minor", "check": "minor", "spec": "minor",
+    "summary": "patch", "gate": "patch", "probe": "patch", "seam": "patch", "related": "patch", "since": "patch",
+}
+"""The level of a changed front-matter field; severity is judged by direction (see ``_severity``)."""
+
+FIELD_NOTES: dict[str, str] = {
+    "title": "claim reworded: make it major if the claim is reversed",
+    "scope": "scope changed",
+    "check": "how it is checked changed",
+    "spec": "now speaks for another specification revision or section",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Impact:
+    """One thing a change does, and the release level it calls for."""
+
+    rule_id: str
+    kind: str
+    """``added``, ``changed``, ``retired``, ``removed`` (gone without retirement) or ``registry``."""
+    level: str
+    """``major``, ``minor`` or ``patch``."""
+    details: tuple[str, ...] = ()
+    """Human sentences: ``severity medium -> high (raised to high)``, ``correct1 changed``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    """A comparison of two doctrines, judged: what to call the next release, and why."""
+
+    changes: Changes
+    impacts: tuple[Impact, ...]
+    level: str | None
+    """The highest level among the impacts; None when nothing changed."""
+    suggested: str
+    """The next version: the base version bumped by ``level`` (the base version when nothing changed)."""
+    notes: tuple[str, ...]
+    old_rules: dict[str, Rule]
+    new_rules: dict[str, Rule]
+
+
+def _max(levels: list[str]) -> str | None:
+    return max(levels, key=LEVELS.index) if levels else None
+
+
+def next_version(version: str, level: str | None) -> str:
+    """``0.3.1`` bumped by ``minor`` is ``0.4.0``; an unreadable version starts again at 0.0.0."""
+    parts = version.split(".")
+    major, minor, patch = (int(p) for p in parts) if len(parts) == 3 and all(p.isdigit() for p in parts) else (0, 0, 0)
+    if level == "major":
+        return f"{major + 1}.0.0"
+    if level == "minor":
+        return f"{major}.{minor + 1}.0"
+    if level == "patch":
+        return f"{major}.{minor}.{patch + 1}"
+    return version
+
+
+def _severity(old: str, new: str) -> tuple[str, str]:
+    if new == "high" and old != "high":
+        return "major", f"severity {old} -> {new} (raised to high: findings now block)"
+    raised = SEVERITY_RANK.get(new, 0) > SEVERITY_RANK.get(old, 0)
+    return "minor", f"severity {old} -> {new} ({'raised' if raised else 'lowered'})"
+
+
+def _changed(change: RuleChange) -> Impact:
+    levels, details = [], []
+    for name, old, new in change.fields:
+        if name == "severity":
+            level, text = _severity(old, new)
+        else:
+            level = FIELD_LEVELS.get(name, "minor")
+            note = FIELD_NOTES.get(name)
+            text = f"{name}: {old or '(none)'} -> {new or '(none)'}" + (f" ({note})" if note else "")
+        levels.append(level)
+        details.append(text)
+    if change.blocks:
+        levels.append("patch")
+        details.append("code: " + ", ".join(change.blocks))
+    if change.body_changed and not change.blocks:
+        levels.append("patch")
+        details.append("prose changed")
+    elif change.body_changed:
+        details.append("prose changed")
+    return Impact(change.id, "changed", _max(levels) or "patch", tuple(details))
+
+
+def _retirements(changes: Changes) -> list[Impact]:
+    registered = {str(e.get("id")): e for e in changes.retired}
+    impacts = []
+    for rule in changes.removed:
+        entry = registered.pop(rule.id, None)
+        if entry is None:
+            impacts.append(Impact(rule.id, "removed", "major", ("gone without an entry in `retired:`",)))
+            continue
+        replaced = entry.get("replaced_by")
+        replaced_text = ", ".join(replaced) if isinstance(replaced, list) else replaced or f"nothing ({entry.get('reason', 'no reason given')})"
+        impacts.append(Impact(rule.id, "retired", "major", (f"retired in {entry.get('retired_in', '?')}, replaced by {replaced_text}",)))
+    for rule_id in registered:
+        impacts.append(Impact(rule_id, "registry", "patch", ("recorded in `retired:` (the rule was already gone)",)))
+    return impacts
+
+
+def _notes(changes: Changes, impacts: list[Impact], suggested: str, new_rules: dict[str, Rule]) -> list[str]:
+    notes = [
+        f"{r.path}: {r.id} says `since: \"{r.since}\"`; the release that ships it is {suggested}"
+        for r in changes.added
+        if r.since != suggested
+    ]
+    notes += [
+        f"{i.rule_id} was removed without retirement: add `- {{id: {i.rule_id}, retired_in: \"{suggested}\", replaced_by: NEW-ID}}` "
+        "under `retired:` in content/handbook.yml (or `replaced_by: null` with `reason:`)"
+        for i in impacts
+        if i.kind == "removed"
+    ]
+    notes += [
+        f"{e.get('id')} says `retired_in: \"{e.get('retired_in')}\"`; the release that retires it is {suggested}"
+        for e in changes.retired
+        if e.get("retired_in") != suggested and any(i.rule_id == e.get("id") and i.kind == "retired" for i in impacts)
+    ]
+    if impacts and changes.new_version not in (changes.old_version, suggested):
+        notes.append(f"content/handbook.yml says version {changes.new_version}, but these changes call for {suggested}")
+    return notes
+
+
+def assess(changes: Changes, *, old_rules: dict[str, Rule], new_rules: dict[str, Rule]) -> Assessment:
+    """Judge ``changes``: one impact per rule touched, the release level, the next version."""
+    impacts = [Impact(r.id, "added", "minor", (f"{r.gate}, {r.severity}, {r.scope}",)) for r in changes.added]
+    impacts += [_changed(c) for c in changes.changed]
+    impacts += _retirements(changes)
+    level = _max([i.level for i in impacts])
+    suggested = next_version(changes.old_version, level)
+    notes = _notes(changes, impacts, suggested, new_rules)
+    return Assessment(changes, tuple(impacts), level, suggested, tuple(notes), old_rules, new_rules)
