@@ -38,8 +38,14 @@ def _corpus(args: argparse.Namespace) -> Corpus:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from .history import HistoryError, unretired_removals
+
     corpus = _corpus(args)
-    problems = [str(d) for d in corpus.diagnostics]
+    try:
+        removals = unretired_removals(corpus, base=args.base)
+    except HistoryError as exc:
+        raise UsageError(f"cannot read the doctrine at {args.base!r}: {exc}") from exc
+    problems = [str(d) for d in (*corpus.diagnostics, *removals)]
     problems += [f"{line.split(':', 1)[0]}:1: HB050 {line.split(': ', 1)[1]}" for line in snippet_files.check(corpus).lines()]
     for line in problems:
         print(line)
@@ -135,7 +141,7 @@ def _add_filters(p: argparse.ArgumentParser) -> None:
         p.add_argument(f"--{name}", action="append", metavar=name.upper(), help=f"keep rules with this {name} (repeatable)")
 
 
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("mcp_handbook.contrib.commands",)
 """Modules that add commands: each has ``register(add)``, where ``add(name, fn, help)``
 returns the new subcommand's ArgumentParser. Add one line here per module."""
 
@@ -150,7 +156,8 @@ def parser() -> argparse.ArgumentParser:
         p.set_defaults(func=fn)
         return p
 
-    add("check", cmd_check, "lint the content: print every problem as path:line: CODE message; exit 1 on any")
+    p = add("check", cmd_check, "lint the content: print every problem as path:line: CODE message; exit 1 on any")
+    p.add_argument("--base", metavar="REF", help="also require every rule id present at git REF (default HEAD) to exist or be retired")
     p = add("snippets", cmd_snippets, "write every WRONG/CORRECT block to snippets/ (or --check that it is fresh)")
     p.add_argument("--check", action="store_true", help="exit 1 if snippets/ is stale instead of writing")
     p = add("export", cmd_export, "export the worksheet")
