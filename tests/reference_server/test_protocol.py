@@ -1,0 +1,185 @@
+"""JSON-RPC and lifecycle behaviour on the wire (MCP 2025-11-25, basic/ and basic/lifecycle)."""
+from __future__ import annotations
+
+import base64
+import json
+import time
+
+import pytest
+from conftest import INIT_PARAMS
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])
+def test_initialize_echoes_supported_versions(spawn, version):
+    client = spawn(initialize=False)
+    result = client.initialize(version)["result"]
+    assert result["protocolVersion"] == version
+    assert result["capabilities"] == {"tools": {"listChanged": False}, "logging": {}}
+    assert result["serverInfo"]["name"] == "reference-server"
+    assert result["serverInfo"]["version"] and result["serverInfo"]["title"]
+    assert result["instructions"]
+
+
+@pytest.mark.parametrize("requested", ["1999-01-01", "2026-07-28", None, 42])
+def test_initialize_offers_latest_for_unsupported(spawn, requested):
+    client = spawn(initialize=False)
+    response = client.request("initialize", {**INIT_PARAMS, "protocolVersion": requested})
+    assert response["result"]["protocolVersion"] == "2025-11-25"
+
+
+def test_ping_with_meta(client):
+    response = client.request("ping", {"_meta": {"io.modelcontextprotocol/protocolVersion": "2025-11-25",
+                                                 "progressToken": "p"}}, request_id="abc")
+    assert response == {"jsonrpc": "2.0", "id": "abc", "result": {}}
+    assert client.request("ping")["result"] == {}
+
+
+def test_server_discover_fails_fast(spawn):
+    client = spawn(initialize=False)
+    started = time.monotonic()
+    response = client.request("server/discover", {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}})
+    assert time.monotonic() - started < 1.0
+    assert response["error"]["code"] == -32601
+    assert client.initialize()["result"]["protocolVersion"] == "2025-11-25"
+
+
+def test_tools_list_pagination_is_deterministic(spawn):
+    client = spawn("--test-tools", "--page-size", "2")
+    names, cursor, pages = [], None, 0
+    while True:
+        params = {"cursor": cursor} if cursor else {}
+        result = client.request("tools/list", params)["result"]
+        names += [tool["name"] for tool in result["tools"]]
+        pages += 1
+        cursor = result.get("nextCursor")
+        if not cursor:
+            break
+        assert pages < 20
+    assert names == sorted(names) and len(names) == len(set(names)) == 7
+    assert pages == 4
+    again = client.request("tools/list", {"_meta": {}})["result"]
+    assert [t["name"] for t in again["tools"]] == names[:2]
+
+
+@pytest.mark.parametrize("cursor", ["garbage!", "", 17, base64.urlsafe_b64encode(b"deadbeef:2").decode(),
+                                    base64.urlsafe_b64encode(b"x").decode()])
+def test_tools_list_invalid_cursor(spawn, cursor):
+    client = spawn("--page-size", "2")
+    response = client.request("tools/list", {"cursor": cursor})
+    assert response["error"]["code"] == -32602
+    assert "cursor" in response["error"]["message"]
+
+
+def test_cursor_from_another_instance_is_rejected(spawn):
+    first, second = spawn("--page-size", "2"), spawn("--page-size", "2")
+    cursor = first.request("tools/list")["result"]["nextCursor"]
+    assert second.request("tools/list", {"cursor": cursor})["error"]["code"] == -32602
+
+
+def test_malformed_json_is_parse_error(client):
+    for junk in (b"{not json", b'{"jsonrpc": "2.0", "id": 1, "method": "ping"', b"\xff\xfe", b"NaN"):
+        client.send_raw(junk + b"\n")
+        response = client.recv()
+        assert response["id"] is None and response["error"]["code"] == -32700
+    assert client.request("ping")["result"] == {}
+
+
+@pytest.mark.parametrize("message, echoed", [
+    ([{"jsonrpc": "2.0", "id": 1, "method": "ping"}], None),
+    ([], None),
+    ("just a string", None),
+    ({"id": 5, "method": "ping"}, 5),
+    ({"jsonrpc": "1.0", "id": "x", "method": "ping"}, "x"),
+    ({"jsonrpc": "2.0", "id": 6, "method": 12}, 6),
+    ({"jsonrpc": "2.0", "id": None, "method": "ping"}, None),
+    ({"jsonrpc": "2.0", "id": True, "method": "ping"}, None),
+    ({"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}, None),
+    ({"jsonrpc": "2.0", "id": 7}, 7),
+    ({"jsonrpc": "2.0", "method": 3}, None),
+])
+def test_invalid_requests(client, message, echoed):
+    client.send(message)
+    response = client.recv()
+    assert response["error"]["code"] == -32600
+    assert response["id"] == echoed
+
+
+def test_params_must_be_an_object(client):
+    client.send({"jsonrpc": "2.0", "id": 9, "method": "ping", "params": [1, 2]})
+    assert client.recv()["error"]["code"] == -32602
+
+
+def test_unknown_method_names_it(client):
+    response = client.request("resources/list")
+    assert response["error"]["code"] == -32601
+    assert "resources/list" in response["error"]["message"]
+
+
+def test_notifications_and_client_responses_get_no_reply(client):
+    client.notify("notifications/initialized")
+    client.notify("notifications/unknown", {"x": 1})
+    client.notify("ping")
+    client.notify("tools/call", {"name": "append_note", "arguments": {"title": "t", "text": "x"}})
+    client.send({"jsonrpc": "2.0", "id": 99, "result": {}})
+    client.send({"jsonrpc": "2.0", "id": 98, "error": {"code": 1, "message": "x"}})
+    client.expect_silence(0.3)
+    assert client.request("ping")["result"] == {}
+
+
+def test_request_sent_as_notification_is_not_executed(client, workspace):
+    client.notify("tools/call", {"name": "append_note", "arguments": {"title": "t", "text": "x"}})
+    client.request("ping")
+    assert not (workspace / "notes.md").exists()
+
+
+def test_oversize_frame_then_keeps_serving(spawn):
+    client = spawn("--max-frame-bytes", "1000")
+    big = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * 50_000}}).encode()
+    client.send_raw(big + b"\n")
+    response = client.recv()
+    assert response["id"] is None and response["error"]["code"] == -32600
+    assert client.request("ping", request_id=2)["result"] == {}
+
+
+def test_frame_exactly_at_cap_is_accepted(spawn):
+    message = {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": ""}}
+    size = len(json.dumps(message, separators=(",", ":")))
+    message["params"]["pad"] = "x" * (300 - size)
+    client = spawn("--max-frame-bytes", "300")
+    client.send_raw(json.dumps(message, separators=(",", ":")).encode() + b"\r\n")
+    assert client.recv()["result"] == {}
+
+
+def test_blank_lines_and_crlf(client):
+    client.send_raw(b"\n\r\n   \n" + b'{"jsonrpc":"2.0","id":"crlf","method":"ping"}\r\n')
+    assert client.recv()["id"] == "crlf"
+
+
+def test_final_fragment_at_eof_is_answered(spawn):
+    client = spawn(initialize=False)
+    client.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"ping"}')
+    client.close_stdin()
+    assert client.recv()["result"] == {}
+    assert client.wait() == 0
+
+
+def test_stdout_carries_only_json_rpc(client):
+    client.call("fail_always", {})
+    client.call("read_file", {"path": "../outside.txt"})
+    client.call("run_command", {"program": "ls"})
+    client.request("ping")
+    client.close_stdin()
+    assert client.wait() == 0
+    assert client.raw_stdout
+    for line in client.raw_stdout:
+        assert line.endswith(b"\n") and line.count(b"\n") == 1
+        assert json.loads(line)["jsonrpc"] == "2.0"
+
+
+def test_each_request_answered_once(client):
+    ids = list(range(1, 21))
+    for request_id in ids:
+        client.send({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
+    seen = [client.recv()["id"] for _ in ids]
+    assert seen == ids
+    client.expect_silence(0.2)

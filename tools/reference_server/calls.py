@@ -1,0 +1,207 @@
+"""tools/list and tools/call: pagination, validation, scheduling, de-duplication, cancellation.
+
+Why de-duplication: a client that times out and retries a non-idempotent call
+(``idempotentHint`` false and ``readOnlyHint`` false) with the same request id
+must not apply it twice; the cached response is replayed instead.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import threading
+import time
+from collections import OrderedDict
+
+from reference_server import seams
+from reference_server.errors import INVALID_PARAMS, INVALID_REQUEST, ProtocolError, ToolError
+from reference_server.logs import enabled, report_seam_error
+from reference_server.registry import Context
+from reference_server.results import text_result
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from reference_server.registry import ToolEntry
+    from reference_server.server import Server
+
+DEFERRED = object()  # a handler result meaning "a worker thread will send the response"
+DEDUP_SIZE = 1024
+
+
+class ToolCalls:
+    """The tool registry of one server instance plus its in-flight and de-dup bookkeeping."""
+
+    def __init__(self, server: Server, *, page_size: int) -> None:
+        self.server = server
+        self.page_size = page_size
+        self.tools: dict[str, ToolEntry] = {}
+        self._listing: list[dict[str, Any]] | None = None
+        self._nonce = server.session_id[:8]  # cursors from another server instance are rejected
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._inflight: dict[Any, list[Any]] = {}  # key -> [Context, cancelled?]
+        self._dedup: OrderedDict[Any, tuple[Any, dict[str, Any]]] = OrderedDict()
+
+    def add(self, entry: ToolEntry) -> None:
+        self.tools[entry.name] = entry  # same name: the later tool replaces the earlier
+        self._listing = None
+
+    # -- tools/list -------------------------------------------------------------------------------------
+    def list_tools(self, message: dict[str, Any]) -> dict[str, Any]:
+        if self._listing is None:
+            self._listing = [self.tools[name].definition for name in sorted(self.tools)]
+        cursor = (message.get("params") or {}).get("cursor")
+        offset = 0 if cursor is None else self._decode_cursor(cursor)
+        end = offset + self.page_size
+        result: dict[str, Any] = {"tools": self._listing[offset:end]}
+        if end < len(self._listing):
+            result["nextCursor"] = base64.urlsafe_b64encode(f"{self._nonce}:{end}".encode()).decode()
+        return result
+
+    def _decode_cursor(self, cursor: Any) -> int:
+        try:
+            nonce, _, offset = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii").partition(":")
+            if nonce == self._nonce and offset.isdigit() and 0 < int(offset) < len(self._listing or ()):
+                return int(offset)
+        except (AttributeError, ValueError, UnicodeError):
+            pass
+        raise ProtocolError(INVALID_PARAMS, "Invalid params: unknown cursor; pass nextCursor from the previous "
+                                            "tools/list result unchanged, or omit it to start over")
+
+    # -- tools/call -------------------------------------------------------------------------------------
+    def call_tool(self, message: dict[str, Any]) -> Any:
+        if "id" not in message:
+            self.server.log("warning", "tools_call_without_id")
+            return None  # a request sent as a notification is not executed: nobody could see the result
+        params = message.get("params") or {}
+        name = params.get("name")
+        if type(name) is not str:
+            raise ProtocolError(INVALID_PARAMS, "Invalid params: tools/call needs params.name, "
+                                                "a string naming a tool from tools/list")
+        entry = self.tools.get(name)
+        if entry is None:
+            raise ProtocolError(INVALID_PARAMS, f"Unknown tool: {name[:100]!r}; call tools/list for the tools")
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        elif type(arguments) is not dict:
+            raise ProtocolError(INVALID_PARAMS, "Invalid params: params.arguments must be an object")
+        request_id = message["id"]
+        if enabled("debug"):
+            self.server.log("debug", "tools_call", tool=name, arguments=arguments)
+        key = fingerprint = None
+        if entry.non_idempotent or entry.blocking:
+            key = seams.call("request_key", self.server.session_id, request_id)
+        if entry.non_idempotent:
+            fingerprint = (name, json.dumps(arguments, sort_keys=True, default=str))
+            with self._lock:
+                cached = self._dedup.get(key)
+                busy = key in self._inflight
+            if cached is not None:
+                if cached[0] != fingerprint:
+                    raise ProtocolError(INVALID_REQUEST, "Invalid Request: this request id was already used for a "
+                                                         "different tools/call in this session; use a new id")
+                self.server.log("info", "duplicate_call_replayed", tool=name)
+                return cached[1]
+            if busy:
+                return DEFERRED  # the first copy is still running and will answer
+        result = self._validate(entry, arguments)
+        if result is None:
+            meta = params.get("_meta")
+            token = meta.get("progressToken") if type(meta) is dict else None
+            ctx = Context(self.server.workspace, request_id, token, self.server.send)
+            if entry.blocking:
+                self._start_worker(key, request_id, entry, arguments, ctx, fingerprint)
+                return DEFERRED
+            result = self.run(entry, arguments, ctx)
+        if fingerprint is not None:
+            self._remember(key, fingerprint, result)
+        return result
+
+    def _validate(self, entry: ToolEntry, arguments: dict[str, Any]) -> dict[str, Any] | None:
+        """None when valid, else the isError result listing what to fix (SEP-1303)."""
+        try:
+            problems = seams.SEAMS["validate_arguments"](entry.definition, arguments)
+        except Exception as exc:  # fail closed: never run a handler on unvalidated input
+            report_seam_error("validate_arguments", exc)
+            return text_result(f"Arguments for tool '{entry.name}' could not be validated. "
+                               "Action: check them against the tool's inputSchema and retry.", is_error=True)
+        if not problems:
+            return None
+        self.server.log("info", "invalid_arguments", tool=entry.name, arguments=arguments, problems=problems)
+        lines = "\n".join(f"- {p}" for p in problems)
+        return text_result(f"Invalid arguments for tool '{entry.name}':\n{lines}\n"
+                           "Action: fix the fields listed above and call the tool again.", is_error=True)
+
+    def run(self, entry: ToolEntry, arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        """Run a handler; a ToolError becomes its own message, anything else the safe ``tool_error_result``."""
+        try:
+            result = entry.handler(arguments, ctx)
+            if type(result) is not dict:
+                raise TypeError(f"tool handler returned {type(result).__name__}, not a CallToolResult dict")
+            return result
+        except ToolError as exc:
+            return text_result(exc.message, is_error=True)
+        except Exception as exc:
+            try:
+                return seams.SEAMS["tool_error_result"](entry.name, exc)
+            except Exception as seam_exc:
+                report_seam_error("tool_error_result", seam_exc)
+                return text_result(f"Tool '{entry.name}' failed. Action: retry later.", is_error=True)
+
+    def _remember(self, key: Any, fingerprint: Any, result: dict[str, Any]) -> None:
+        with self._lock:
+            self._dedup[key] = (fingerprint, result)
+            if len(self._dedup) > DEDUP_SIZE:
+                self._dedup.popitem(last=False)
+
+    # -- workers, cancellation, drain -----------------------------------------------------------------
+    def _start_worker(self, key: Any, request_id: Any, entry: ToolEntry, arguments: dict[str, Any],
+                      ctx: Context, fingerprint: Any) -> None:
+        with self._lock:
+            self._inflight[key] = [ctx, False]
+        threading.Thread(target=self._work, args=(key, request_id, entry, arguments, ctx, fingerprint),
+                         name=f"tool-{entry.name}", daemon=True).start()
+
+    def _work(self, key: Any, request_id: Any, entry: ToolEntry, arguments: dict[str, Any], ctx: Context,
+              fingerprint: Any) -> None:
+        try:
+            result = self.run(entry, arguments, ctx)
+            if fingerprint is not None:
+                self._remember(key, fingerprint, result)
+            with self._lock:
+                cancelled = self._inflight[key][1]
+            if cancelled:
+                self.server.log("info", "cancelled_call_dropped", tool=entry.name)
+            else:
+                self.server.send({"jsonrpc": "2.0", "id": request_id, "result": result})
+        finally:
+            with self._idle:
+                self._inflight.pop(key, None)
+                self._idle.notify_all()
+
+    def cancelled(self, message: dict[str, Any]) -> None:
+        """notifications/cancelled: the in-flight call is told to stop and will get no response."""
+        request_id = (message.get("params") or {}).get("requestId")
+        key = seams.call("request_key", self.server.session_id, request_id)
+        with self._lock:
+            record = self._inflight.get(key)
+            if record is not None:
+                record[1] = True
+                record[0].cancelled.set()
+        self.server.log("info", "cancel_requested", found=record is not None)
+
+    def drain(self, timeout: float, hurry: Any) -> int:
+        """Wait for in-flight calls (their responses get written); cancel what is left. Returns that count."""
+        deadline = time.monotonic() + timeout
+        with self._idle:
+            while self._inflight and not hurry():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                self._idle.wait(min(remaining, 0.1))
+            for record in self._inflight.values():
+                record[1] = True
+                record[0].cancelled.set()
+            return len(self._inflight)

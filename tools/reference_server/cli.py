@@ -1,0 +1,194 @@
+"""Command line: parse options, load seam snippets, set up stdio, serve.
+
+Why the stdio dance: the protocol gets a private duplicate of fd 1, and fd 1
+itself is pointed at stderr, so a stray ``print`` (or a C extension writing to
+fd 1) can never corrupt the JSON-RPC stream.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from reference_server import seams
+from reference_server.logs import LEVELS, RANK, LogState
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from reference_server.registry import ToolEntry
+
+EXIT_SEAM = 3
+
+
+class SeamLoadError(Exception):
+    """A ``--seam`` snippet could not be installed; the message is the one stderr line."""
+
+
+USAGE = ("usage: python -m reference_server [--workspace DIR] [--seam NAME=PATH ...] [--max-frame-bytes N] "
+         "[--page-size N] [--test-tools] [--conformance-fixtures] [--log-level LEVEL]")
+HELP = USAGE + """
+
+  --workspace DIR          directory the tools may touch (default: current directory)
+  --seam NAME=PATH         replace seam NAME with attribute NAME of file PATH; tool=PATH adds a tool (repeatable)
+  --max-frame-bytes N      largest accepted message in bytes (default 1048576)
+  --page-size N            tools per tools/list page (default 50)
+  --test-tools             add slow_echo and fail_always
+  --conformance-fixtures   add the tools the official conformance suite calls
+  --log-level LEVEL        stderr threshold: """ + ", ".join(LEVELS) + """ (default info)
+"""
+
+
+class Options:
+    """Parsed command line (hand-rolled: argparse + gettext + locale cost ~5 ms of start-up)."""
+
+    def __init__(self) -> None:
+        self.workspace = "."
+        self.seam: list[str] = []
+        self.max_frame_bytes = 1048576
+        self.page_size = 50
+        self.test_tools = False
+        self.conformance_fixtures = False
+        self.log_level = "info"
+
+
+class UsageError(Exception):
+    """Bad command line; exit status 2 like argparse."""
+
+
+def parse_args(argv: list[str]) -> Options:
+    options, args = Options(), list(argv)
+    flags = {"--test-tools": "test_tools", "--conformance-fixtures": "conformance_fixtures"}
+    valued = {"--workspace", "--seam", "--max-frame-bytes", "--page-size", "--log-level"}
+    while args:
+        arg = args.pop(0)
+        name, eq, value = arg.partition("=")
+        if arg in flags:
+            setattr(options, flags[arg], True)
+            continue
+        if name not in valued:
+            raise UsageError(f"unrecognized argument: {arg}")
+        if not eq:
+            if not args:
+                raise UsageError(f"{name} needs a value")
+            value = args.pop(0)
+        if name == "--seam":
+            options.seam.append(value)
+        elif name in ("--max-frame-bytes", "--page-size"):
+            if not value.isdigit() or int(value) < 1:
+                raise UsageError(f"{name} needs a positive integer, got {value!r}")
+            setattr(options, name[2:].replace("-", "_"), int(value))
+        elif name == "--log-level":
+            if value not in RANK:
+                raise UsageError(f"--log-level must be one of {', '.join(LEVELS)}")
+            options.log_level = value
+        else:
+            options.workspace = value
+    return options
+
+
+def _load_module(module_name: str, path: str) -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError("not a loadable Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # dataclasses and pickling look modules up here
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+    return module
+
+
+def _tool_from(module: Any) -> ToolEntry:
+    from reference_server.registry import ToolEntry
+
+    tool, handle = getattr(module, "TOOL"), getattr(module, "handle")
+    if not isinstance(tool, dict) or not isinstance(tool.get("name"), str) or not isinstance(
+            tool.get("inputSchema"), dict):
+        raise TypeError("TOOL must be a dict with a string 'name' and a dict 'inputSchema'")
+    if not callable(handle):
+        raise TypeError("handle is not callable")
+    return ToolEntry(tool, handle, blocking=bool(getattr(module, "BLOCKING", False)))
+
+
+def load_seams(specs: list[str]) -> list[ToolEntry]:
+    """Install every ``NAME=PATH`` snippet; return the extra tools. Raises SeamLoadError."""
+    extra: list[ToolEntry] = []
+    for index, spec in enumerate(specs):
+        name, sep, path = spec.partition("=")
+        try:
+            if not sep or not name or not path:
+                raise ValueError("expected NAME=PATH")
+            if name != "tool" and name not in seams.SEAMS:
+                raise LookupError(f"unknown seam name (known: tool, {', '.join(sorted(seams.SEAMS))})")
+            module = _load_module(f"seam_snippet_{name}" + (f"_{index}" if name == "tool" else ""), path)
+            if name == "tool":
+                extra.append(_tool_from(module))
+                continue
+            function = getattr(module, name)
+            if not callable(function):
+                raise TypeError(f"{name} is not callable")
+            seams.SEAMS[name] = function
+        except (Exception, SystemExit) as exc:
+            detail = f"{type(exc).__name__}: {exc}".replace("\n", " ")
+            raise SeamLoadError(f"reference_server: cannot load seam {name} from {path}: {detail}") from None
+    return extra
+
+
+def _protocol_stdout() -> Any:
+    """Keep a private binary handle on the real stdout; point fd 1 and sys.stdout at stderr."""
+    sys.stdout.flush()
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "-h" in argv or "--help" in argv:
+        print(HELP, file=sys.stderr)
+        return 0
+    try:
+        args = parse_args(argv)
+    except UsageError as exc:
+        print(f"{USAGE}\nreference_server: error: {exc}", file=sys.stderr)
+        return 2
+    LogState.stderr_rank = RANK[args.log_level]
+    try:
+        extra = load_seams(args.seam)
+    except SeamLoadError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_SEAM
+    try:
+        seams.SEAMS["close_inherited_fds"]()
+    except Exception as exc:
+        from reference_server.logs import report_seam_error
+
+        report_seam_error("close_inherited_fds", exc)
+    workspace = Path(args.workspace).resolve()
+    if not workspace.is_dir():
+        print(f"reference_server: workspace {args.workspace!r} is not a directory", file=sys.stderr)
+        return 2
+    from reference_server.server import Server
+    from reference_server.tools import default_tools
+
+    server = Server(workspace=workspace, stdin=sys.stdin.buffer, stdout=_protocol_stdout(),
+                    page_size=args.page_size, max_frame_bytes=args.max_frame_bytes)
+    entries = default_tools()
+    if args.test_tools:
+        from reference_server.extra_tools import test_tools
+
+        entries += test_tools()
+    if args.conformance_fixtures:
+        from reference_server.fixtures import conformance_tools
+
+        entries += conformance_tools()
+    for entry in entries + extra:
+        server.add_tool(entry)
+    return server.serve()

@@ -1,0 +1,50 @@
+"""The seam table: one plain function per concern, looked up by name at call time.
+
+Why a table: the server never calls a concern directly, always
+``SEAMS[name](...)``, so a harness can replace exactly one concern with a
+snippet (``--seam NAME=PATH``) and observe what breaks. Names and signatures
+are a contract; see README.md.
+"""
+from __future__ import annotations
+
+from reference_server import jsonrpc, logs, process, results, safety, wire
+from reference_server.table import SEAMS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+SEAMS.update({
+    "read_frames": wire.read_frames,
+    "write_message": wire.write_message,
+    "log": logs.log,
+    "redact": logs.redact,
+    "error_response": jsonrpc.error_response,
+    "tool_error_result": results.tool_error_result,
+    "validate_arguments": results.validate_arguments,
+    "child_env": safety.child_env,
+    "run_subprocess": safety.run_subprocess,
+    "resolve_path": safety.resolve_path,
+    "install_signal_handlers": process.install_signal_handlers,
+    "close_inherited_fds": process.close_inherited_fds,
+    "request_key": jsonrpc.request_key,
+    "dispatch": jsonrpc.dispatch,
+    "negotiate_version": jsonrpc.negotiate_version,
+})
+DEFAULTS: dict[str, Callable[..., Any]] = dict(SEAMS)
+"""The built-in implementations, kept so tests can restore the table."""
+
+# Exceptions that are part of a seam's contract rather than a sign of a broken snippet.
+CONTRACT_EXCEPTIONS: dict[str, tuple[type[BaseException], ...]] = {"resolve_path": (PermissionError,)}
+
+
+def call(name: str, *args: Any, **kwargs: Any) -> Any:
+    """Call seam ``name``; an exception outside its contract is reported as ``[seam-error]`` and re-raised."""
+    try:
+        return SEAMS[name](*args, **kwargs)
+    except CONTRACT_EXCEPTIONS.get(name, ()):
+        raise
+    except Exception as exc:
+        logs.report_seam_error(name, exc)
+        raise

@@ -1,0 +1,235 @@
+"""The message loop: framing, envelope checks, lifecycle methods, shutdown.
+
+Why this shape: the reader thread does all parsing and answers fast methods
+inline (no thread hand-off on the hot path); only tools registered as
+blocking go to a worker, so the reader stays free for cancellations and
+pings. Every concern is reached through the seam table.
+"""
+from __future__ import annotations
+
+import os
+import threading
+
+from reference_server import SERVER_NAME, SERVER_TITLE, SUPPORTED_VERSIONS, __version__, seams
+from reference_server.calls import DEFERRED, ToolCalls
+from reference_server.errors import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
+                                     ProtocolError)
+from reference_server.logs import LEVELS, RANK, LogState, report_seam_error
+from reference_server.wire import decode_frame
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, BinaryIO
+
+    from reference_server.registry import ToolEntry
+
+SIGNAL_DRAIN_SECONDS = 15.0  # longest test tool (slow_echo) is 10 s
+EOF_DRAIN_SECONDS = 2.0
+_IGNORE = object()
+INSTRUCTIONS = ("Tools work only inside one workspace directory. Find files with list_directory or search_files, "
+                "read them with read_file. append_note is the only tool with a side effect (it appends to notes.md).")
+
+
+class _Shutdown(BaseException):
+    """Raised by the signal handler to break a blocking read when nothing is in flight."""
+
+
+def new_session_id() -> str:
+    """A random (version 4) UUID string, without importing ``uuid`` (it pulls in ``platform``: ~4 ms)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def _valid_id(value: Any) -> bool:
+    kind = type(value)
+    return kind is str or kind is int or (kind is float and value == value)
+
+
+def check_envelope(msg: Any) -> Any:
+    """None if ``msg`` is a well-formed request/notification; ``_IGNORE`` for a client response; else an error."""
+    if type(msg) is not dict:
+        if type(msg) is list:
+            text = "Invalid Request: batches are not supported (removed in 2025-06-18); send one message per line"
+        else:
+            text = "Invalid Request: expected a JSON-RPC object"
+        return seams.SEAMS["error_response"](None, INVALID_REQUEST, text)
+    has_id = "id" in msg
+    echo = msg["id"] if has_id and _valid_id(msg["id"]) else None
+    if msg.get("jsonrpc") != "2.0":
+        return seams.SEAMS["error_response"](echo, INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
+    if "method" not in msg:
+        if has_id and ("result" in msg or "error" in msg):
+            return _IGNORE  # a response from the client: this server sends no requests, nothing to match
+        return seams.SEAMS["error_response"](echo, INVALID_REQUEST, 'Invalid Request: missing "method"')
+    if type(msg["method"]) is not str:
+        return seams.SEAMS["error_response"](echo, INVALID_REQUEST, 'Invalid Request: "method" must be a string')
+    if has_id and echo is None:
+        return seams.SEAMS["error_response"](None, INVALID_REQUEST,
+                                             'Invalid Request: "id" must be a string or a number (not null)')
+    params = msg.get("params")
+    if params is not None and type(params) is not dict:
+        if not has_id:
+            return _IGNORE
+        return seams.SEAMS["error_response"](echo, INVALID_PARAMS, 'Invalid params: "params" must be an object')
+    return None
+
+
+class Server:
+    """One stdio session: reads frames until EOF or a signal, then drains and exits 0."""
+
+    def __init__(self, *, workspace: Path, stdin: BinaryIO, stdout: BinaryIO, page_size: int = 50,
+                 max_frame_bytes: int = 1048576) -> None:
+        self.workspace = workspace
+        self.stdin, self.stdout = stdin, stdout
+        self.max_frame_bytes = max_frame_bytes
+        self.session_id = new_session_id()
+        self.protocol_version: str | None = None
+        self._write_lock = threading.RLock()
+        self._local = threading.local()
+        self._stop = self._reading = self._hurry = False
+        self._signum: int | None = None
+        self.calls = ToolCalls(self, page_size=page_size)
+        self.handlers = {
+            "initialize": self._initialize, "ping": lambda _m: {}, "server/discover": self._discover,
+            "notifications/initialized": lambda _m: None, "logging/setLevel": self._set_level,
+            "tools/list": self.calls.list_tools, "tools/call": self.calls.call_tool,
+            "notifications/cancelled": self.calls.cancelled,
+        }
+
+    def add_tool(self, entry: ToolEntry) -> None:
+        self.calls.add(entry)
+
+    # -- output -----------------------------------------------------------------------------------
+    def send(self, message: dict[str, Any]) -> None:
+        """Write one message; the lock keeps lines from worker threads whole."""
+        with self._write_lock:
+            try:
+                seams.SEAMS["write_message"](self.stdout, message)
+            except BrokenPipeError:
+                self._stop = True  # the client is gone
+            except Exception as exc:
+                report_seam_error("write_message", exc)
+
+    def log(self, level: str, event: str, **fields: Any) -> None:
+        try:
+            seams.SEAMS["log"](level, event, **fields)
+        except Exception as exc:
+            report_seam_error("log", exc)
+
+    def _client_log(self, level: str, event: str, fields: dict[str, Any]) -> None:
+        """The log sink: forward an (already redacted) record as notifications/message."""
+        if getattr(self._local, "in_sink", False) or self._stop:
+            return
+        self._local.in_sink = True
+        try:
+            self.send({"jsonrpc": "2.0", "method": "notifications/message",
+                       "params": {"level": level, "logger": SERVER_NAME, "data": {"event": event, **fields}}})
+        finally:
+            self._local.in_sink = False
+
+    # -- lifecycle handlers ---------------------------------------------------------------------------
+    def _initialize(self, message: dict[str, Any]) -> dict[str, Any]:
+        params = message.get("params") or {}
+        self.protocol_version = seams.call("negotiate_version", params.get("protocolVersion"), SUPPORTED_VERSIONS)
+        self.log("info", "initialize", requested=params.get("protocolVersion"), negotiated=self.protocol_version,
+                 client=params.get("clientInfo"))
+        return {"protocolVersion": self.protocol_version,
+                "capabilities": {"tools": {"listChanged": False}, "logging": {}},
+                "serverInfo": {"name": SERVER_NAME, "version": __version__, "title": SERVER_TITLE},
+                "instructions": INSTRUCTIONS}
+
+    def _discover(self, message: dict[str, Any]) -> None:
+        raise ProtocolError(METHOD_NOT_FOUND, "Method not found: server/discover (this server speaks the initialize "
+                                    "handshake of 2025-11-25 and earlier; send initialize)")
+
+    def _set_level(self, message: dict[str, Any]) -> dict[str, Any]:
+        level = (message.get("params") or {}).get("level")
+        if level not in RANK:
+            raise ProtocolError(INVALID_PARAMS, f"Invalid params: level must be one of {', '.join(LEVELS)}")
+        LogState.client_rank = RANK[level]
+        LogState.sink = self._client_log
+        return {}
+
+    # -- input ----------------------------------------------------------------------------------------
+    def handle_frame(self, frame: bytes | None) -> None:
+        """Answer one frame: parse, check the envelope, dispatch, write at most one response."""
+        if frame is None:
+            self.send(seams.SEAMS["error_response"](
+                None, INVALID_REQUEST, f"Invalid Request: message exceeds {self.max_frame_bytes} bytes"))
+            return
+        if not frame or frame.isspace():
+            return  # blank line between messages: not a message
+        try:
+            msg = decode_frame(frame.decode("utf-8"))
+        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+            self.send(seams.SEAMS["error_response"](None, PARSE_ERROR, f"Parse error: {str(exc)[:200]}"))
+            return
+        problem = check_envelope(msg)
+        if problem is not None:
+            if problem is not _IGNORE:
+                self.send(problem)
+            return
+        try:
+            response = seams.SEAMS["dispatch"](msg, self.handlers)
+        except Exception as exc:
+            report_seam_error("dispatch", exc)
+            response = None
+        if "id" not in msg:
+            return  # a notification never gets a response
+        if response is None:
+            response = seams.SEAMS["error_response"](msg["id"], INTERNAL_ERROR, "Internal error: no response")
+        elif response.get("result") is DEFERRED:
+            return  # a worker thread will answer
+        self.send(response)
+
+    def request_shutdown(self, signum: int) -> None:
+        """Signal handler body: stop reading; break a blocking read only when nothing runs inline."""
+        self._hurry = self._signum is not None  # a second signal cuts the drain short
+        self._signum = signum
+        self._stop = True
+        if self._reading:
+            raise _Shutdown
+
+    def serve(self) -> int:
+        """Run until stdin EOF or SIGTERM/SIGINT; exit 0 after an orderly drain (1 if the reader broke)."""
+        try:
+            seams.SEAMS["install_signal_handlers"](self.request_shutdown)
+        except Exception as exc:
+            report_seam_error("install_signal_handlers", exc)
+        self.log("info", "started", session=self.session_id, workspace=str(self.workspace),
+                 tools=len(self.calls.tools))
+        reason = "eof"
+        try:
+            frames = iter(seams.SEAMS["read_frames"](self.stdin, self.max_frame_bytes))
+            while not self._stop:
+                self._reading = True
+                try:
+                    if self._stop:
+                        break
+                    frame = next(frames)
+                finally:
+                    self._reading = False
+                self.handle_frame(frame)
+        except StopIteration:
+            pass
+        except _Shutdown:
+            pass
+        except Exception as exc:
+            report_seam_error("read_frames", exc)
+            reason = "reader-error"
+        if self._signum is not None:
+            reason = "signal"
+        timeout = SIGNAL_DRAIN_SECONDS if self._signum is not None else EOF_DRAIN_SECONDS
+        abandoned = self.calls.drain(timeout, lambda: self._hurry)
+        with self._write_lock:
+            try:
+                self.stdout.flush()
+            except OSError:
+                pass
+        LogState.sink = None  # the shutdown line goes to stderr only
+        self.log("notice", "shutdown", reason=reason, signal=self._signum, abandoned_calls=abandoned)
+        return 1 if reason == "reader-error" else 0
