@@ -18,7 +18,8 @@ CHECKS = ("automated", "manual")
 QUALIFIER_KINDS = ("empirical", "conditional")
 ID_PATTERN = re.compile(r"^[A-Z]{2,5}-\d{3}$")
 VERSION_PATTERN = re.compile(r"^\d+\.\d+\.\d+$")
-SPEC_PATTERN = re.compile(r"^(2024-11-05|2025-03-26|2025-06-18|2025-11-25|2026-07-28)\b\s+\S")
+REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+SPEC_PATTERN = re.compile(rf"^({'|'.join(REVISIONS)})\b\s+\S")
 
 
 def _text(value: Any, _fields: Mapping[str, Any]) -> str | None:
@@ -113,8 +114,14 @@ FIELDS_BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 
 SPEC_CITATION = re.compile(r"\b(?:MCP|Model Context Protocol)\s+spec(?:ification)?\b|modelcontextprotocol\.io/spec", re.I)
 """A sentence that cites the MCP specification. A rule whose ``## References``
-cite it is a *protocol rule*: it speaks for the protocol, so it must say for
-which revision and section in ``spec:`` (HB014), where tools can read it."""
+cite it is a *protocol rule*: it speaks for the protocol, and the protocol's
+rules differ between revisions, so it must say which revision it speaks for."""
+
+
+def cites_spec_without_revision(text: str) -> bool:
+    """True for a reference to the MCP specification that names no revision (HB014
+    when the rule has no ``spec:`` either)."""
+    return bool(SPEC_CITATION.search(text)) and not any(r in text for r in REVISIONS)
 
 
 def _replacement(value: Any, entry: Mapping[str, Any]) -> str | None:

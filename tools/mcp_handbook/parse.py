@@ -17,7 +17,7 @@ import yaml
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from .fields import FIELDS, FIELDS_BY_NAME, SPEC_CITATION, retirement_problems
+from .fields import FIELDS, FIELDS_BY_NAME, cites_spec_without_revision, retirement_problems
 from .model import Corpus, Diagnostic, Gate, Location, Rule, Snippet
 
 RULES_DIR = "rules"
@@ -164,7 +164,7 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
             sections.append(_heading_text(tokens, i))
         if tok.type == "inline" and tok.map is not None:
             _check_links(tok, path, sink)
-            if sections and sections[-1] == "References" and not spec_cited_at and SPEC_CITATION.search(tok.content):
+            if sections and sections[-1] == "References" and not spec_cited_at and cites_spec_without_revision(tok.content):
                 spec_cited_at = tok.map[0] + 1
         if tok.type != "fence" or tok.map is None:
             continue
@@ -189,7 +189,7 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
             )
         )
     if spec_cited_at and not data.get("spec"):
-        sink.add(spec_cited_at, "HB014", "the References cite the MCP specification, so this is a protocol rule without `spec:`",
+        sink.add(spec_cited_at, "HB014", "a protocol rule (its References cite the MCP specification) names no revision: no `spec:`, none in the citation",
                  "add `spec: REVISION page#section` to the front matter, e.g. spec: 2025-11-25 basic/transports#stdio")
     if sink.items and any(d.code in {"HB011", "HB012"} and "'id'" in d.message for d in sink.items):
         return None, sink.items
