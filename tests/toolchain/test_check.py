@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from mcp_handbook import load_corpus
 
@@ -54,7 +57,7 @@ def test_check_command_prints_path_line_code_and_exits_1() -> None:
     assert lines, result.stderr
     for line in lines:
         path, line_no, rest = line.split(":", 2)
-        assert path.startswith(("content/rules/misc/", "snippets/")) and line_no.isdigit() and rest.startswith(" HB"), line
+        assert path.startswith(("content/rules/misc/", "content/handbook.yml", "snippets/")) and line_no.isdigit() and rest.startswith(" HB"), line
     assert "content/rules/misc/bad-fields.md:4: HB012 field 'scope' must be one of universal, opinionated, stack" in result.stdout
 
 
@@ -72,3 +75,93 @@ def test_a_non_utf8_rule_file_is_a_diagnostic_not_a_crash(tmp_path: Path) -> Non
     (rules / "latin1.md").write_bytes(b"---\nid: ABC-001\ntitle: caf\xe9\n---\n")
     corpus = load_corpus(tmp_path)
     assert [(d.code, d.location.line) for d in corpus.diagnostics] == [("HB001", 3)]
+
+
+def test_retired_registry_entries_are_checked_on_their_own_line() -> None:
+    found = codes_at(load_corpus(FIXTURE), "content/handbook.yml")
+    assert ("HB023", 6) in found  # OLD-002 says nothing about what replaced it
+    assert ("HB025", 7) in found  # OLD-003 is replaced by a rule that does not exist
+    assert ("HB023", 8) in found  # OLD-001 retired a second time
+    assert not {c for c, line in found if line == 5}  # the valid entry
+
+
+def test_links_in_a_rule_must_resolve_inside_content() -> None:
+    corpus = load_corpus(FIXTURE)
+    links = [(d.location.line, d.message) for d in corpus.diagnostics if d.code == "HB042"]
+    assert links == [
+        (11, "link '../transport/nope.md' points to a file that does not exist"),
+        (12, "link '../../../README.md' leaves content/, so the site cannot serve it"),
+    ]
+
+
+PROTOCOL_RULE = """---
+id: TRN-009
+title: A rule that may speak for the protocol
+scope: universal
+severity: low
+gate: transport
+check: manual
+since: "0.1.0"
+{spec}---
+
+Text.
+
+## Why it matters
+
+x
+
+## How it is verified
+
+x
+
+## References
+
+- {citation}
+"""
+
+
+@pytest.mark.parametrize(
+    ("spec", "citation", "expected"),
+    [
+        ("", "The MCP specification, Transports, stdio.", {("HB014", 23)}),
+        ("spec: 2025-11-25 basic/transports#stdio\n", "The MCP specification, Transports, stdio.", set()),
+        ("", "MCP specification 2025-11-25, Transports, *stdio*.", set()),
+        ("", "JSON-RPC 2.0 specification, section 5.", set()),  # not a protocol rule
+    ],
+    ids=["no-revision", "spec-field", "revision-in-citation", "no-mcp-citation"],
+)
+def test_a_protocol_rule_must_name_the_revision_it_speaks_for(tmp_path: Path, spec: str, citation: str, expected: set) -> None:
+    rules = tmp_path / "content" / "rules" / "transport"
+    rules.mkdir(parents=True)
+    (tmp_path / "content" / "handbook.yml").write_text('version: "1.0.0"\ngates: [{key: transport, title: T}]\n')
+    (rules / "r.md").write_text(PROTOCOL_RULE.format(spec=spec, citation=citation))
+    assert codes_at(load_corpus(tmp_path), "r.md") == expected
+    assert ("HB014", 24) in codes_at(load_corpus(FIXTURE), "links-and-spec.md")
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
+
+
+def test_a_rule_deleted_in_history_must_be_retired(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURE, tmp_path, dirs_exist_ok=True)
+    handbook = tmp_path / "content" / "handbook.yml"
+    handbook.write_text(handbook.read_text().split("retired:")[0] + "retired: []\n")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "config", "user.email", "t@example.invalid")
+    _git(tmp_path, "config", "user.name", "test")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-q", "-m", "base")
+    _git(tmp_path, "rm", "-q", "content/rules/misc/dup-id.md", "content/rules/misc/links-and-spec.md")
+    _git(tmp_path, "commit", "-q", "-m", "delete two rules")
+    out = run_cli("check", cwd=tmp_path).stdout
+    gone = [ln for ln in out.splitlines() if " HB024 " in ln]
+    assert len(gone) == 1 and gone[0].startswith("content/handbook.yml:4: HB024 rule TRN-004 (deleted in "), out  # TRN-001 lives on
+    handbook.write_text(handbook.read_text().replace("retired: []", 'retired:\n  - {id: TRN-004, retired_in: "10.0.0", replaced_by: null, reason: "merged"}'))
+    assert " HB024 " not in run_cli("check", cwd=tmp_path).stdout
+
+
+def test_check_against_a_ref_git_cannot_read_is_a_usage_error() -> None:
+    result = run_cli("check", "--base", "no-such-ref-anywhere", cwd=FIXTURE)
+    assert result.returncode == 2 and result.stdout == ""
+    assert "cannot read the doctrine at 'no-such-ref-anywhere'" in result.stderr and "Traceback" not in result.stderr
