@@ -121,6 +121,8 @@ def explain(verdict: Verdict, rule: Rule) -> str:
     lines = [head]
     if verdict.broken:
         lines.append(f"  the snippet is broken, not {s.kind}: {verdict.broken}")
+        if verdict.finding is not None:
+            lines.extend(f"    {e}" for e in verdict.finding.evidence[:12])
     elif verdict.finding is None:
         lines.append("  the probe did not run")
     else:

@@ -20,7 +20,7 @@ from pathlib import Path
 from .model import Rule, Snippet
 from .probes import PROBES, Finding, Target
 
-READY_MARK = '"event": "ready"'
+READY_MARK = '"event":"started"'
 """The reference server logs this once its seams are loaded and it is serving."""
 LOAD_FAILURE_EXIT = 3
 """The reference server's exit code when a seam cannot be loaded."""
@@ -93,6 +93,8 @@ class _Run:
     finding: Finding
     stderr: tuple[str, ...]
     exit_codes: tuple[int | None, ...]
+    wrote_stdout: bool
+    """Any session wrote anything to stdout: the server got as far as serving."""
 
 
 def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, snippet_stem: str = "") -> _Run:
@@ -111,7 +113,12 @@ def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, snippet
             finding = Finding("FAIL", f"the probe itself failed: {type(exc).__name__}: {exc}")
         finally:
             target.stop_all()
-        return _Run(finding, tuple(target.stderr_of_all), tuple(s.proc.returncode for s in target.sessions))
+        return _Run(
+            finding,
+            tuple(target.stderr_of_all),
+            tuple(s.proc.returncode for s in target.sessions),
+            any(s.stdout for s in target.sessions),
+        )
 
 
 _baselines: dict[str, _Run] = {}
@@ -148,7 +155,7 @@ def verify(snippet: Snippet, rule: Rule, *, timeout: float = 5.0) -> Verdict:
     stderr = list(run.stderr)
     if LOAD_FAILURE_EXIT in run.exit_codes:
         broken = next((ln for ln in stderr if "cannot load seam" in ln), "the reference server could not load the snippet")
-    elif not any(READY_MARK in ln for ln in stderr):
+    elif not run.wrote_stdout and not any(READY_MARK in ln for ln in stderr):
         broken = "the reference server never became ready with this snippet mounted (it crashed at start)"
     else:
         broken = _defect(stderr, snippet.seam, snippet_file)

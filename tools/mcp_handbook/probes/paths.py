@@ -13,6 +13,7 @@ from .base import (
 )
 
 PATH_PARAMS = ("path", "file", "filename", "filepath", "file_path", "relative_path")
+INSIDE_PATHS = ("inside.txt", "inside_dir")
 
 
 def _filler(schema: dict[str, Any]) -> Any:
@@ -43,6 +44,8 @@ def _lay_out(workspace: Path) -> dict[str, str]:
     if not link.exists():
         os.symlink(sibling, link)
     (workspace / "inside.txt").write_text("hb-inside-ok\n")
+    (workspace / "inside_dir").mkdir(exist_ok=True)
+    (workspace / "inside_dir" / "note.txt").write_text("hb-inside-ok\n")
     return {"marker": marker, "sibling": sibling.name, "outside": str(workspace.parent / "outside.txt")}
 
 
@@ -50,15 +53,17 @@ def path_containment(target: Target) -> Finding:
     """Call each path-taking tool with escape attempts; none may be served, an inside path must be."""
     layout = _lay_out(target.workspace)
     sib = layout["sibling"]
+    # (path, must it be refused?) Percent-escapes are literal names inside the
+    # workspace: serving "no such file" is fine, serving the outside file is not.
     attacks = [
-        f"../{sib}/secret.txt",
-        f"../{sib}",
-        layout["outside"],
-        "link_out/secret.txt",
-        f"..%2F{sib}%2Fsecret.txt",
-        "inside.txt\x00../outside.txt",
-        "../" * 12 + "etc/passwd",
-        "a/" * 2100 + "x",
+        (f"../{sib}/secret.txt", True),
+        (f"../{sib}", True),
+        (layout["outside"], True),
+        ("link_out/secret.txt", True),
+        (f"..%2F{sib}%2Fsecret.txt", False),
+        ("inside.txt\x00../outside.txt", True),
+        ("../" * 12 + "etc/passwd", True),
+        ("a/" * 2100 + "x", True),
     ]
     session = target.start()
     try:
@@ -73,7 +78,7 @@ def path_containment(target: Target) -> Finding:
     leaks: list[str] = []
     for tool, param in candidates:
         name = tool["name"]
-        for attack in attacks:
+        for attack, must_refuse in attacks:
             try:
                 response = call_tool(session, name, _arguments(tool, param, attack), timeout=target.timeout)
             except WireTimeout as exc:
@@ -82,16 +87,20 @@ def path_containment(target: Target) -> Finding:
             text = result_text(response)
             shown = f"{name}({param}={attack[:60]!r}) -> {'refused' if refused(response) else 'SERVED'}: {compact(response, 160)}"
             evidence.append(shown)
-            if layout["marker"] in text or not refused(response):
+            if layout["marker"] in text or (must_refuse and not refused(response)):
                 leaks.append(shown)
-        try:
-            inside = call_tool(session, name, _arguments(tool, param, "inside.txt"), timeout=target.timeout)
-        except WireTimeout as exc:
-            return failed(f"{name} did not answer for a path inside the workspace: {exc}", *evidence)
-        if refused(inside):
+        served_inside = []
+        for benign in INSIDE_PATHS:  # a file for file tools, a folder for folder tools
+            try:
+                response = call_tool(session, name, _arguments(tool, param, benign), timeout=target.timeout)
+            except WireTimeout as exc:
+                return failed(f"{name} did not answer for a path inside the workspace: {exc}", *evidence)
+            served_inside.append((benign, response))
+        if all(refused(r) for _, r in served_inside):
+            shown = [f"{name}({param}={b!r}) -> {compact(r, 160)}" for b, r in served_inside]
             return failed(
-                f"{name} refuses even 'inside.txt': containment that rejects everything is not containment",
-                compact(inside, 200), *evidence,
+                f"{name} refuses even paths inside the workspace: containment that rejects everything is not containment",
+                *shown, *evidence,
             )
     if leaks:
         return failed(f"{len(leaks)} escape attempt(s) were served or not refused", *leaks[:6])
