@@ -1,0 +1,57 @@
+"""The ``mcp-handbook evidence`` command: record the proofs the site shows, or check they are fresh."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from . import evidence, load_corpus
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
+def _root(args: argparse.Namespace) -> Path:
+    from .cli import find_root  # raises the CLI's UsageError, which main() reports
+
+    return Path(args.root).resolve() if args.root else find_root(Path.cwd().resolve())
+
+
+def cmd_evidence(args: argparse.Namespace) -> int:
+    corpus = load_corpus(_root(args))
+    if corpus.diagnostics:
+        for d in corpus.diagnostics:
+            print(d)
+        print("the content does not lint; fix it before recording proofs", file=sys.stderr)
+        return EXIT_PROBLEMS
+    if args.check:
+        state = evidence.check(corpus)
+        for line in state.lines():
+            print(line)
+        total = len(evidence.provable_snippets(corpus))
+        if state.fresh:
+            print(f"ok: {total} recorded proof(s) are current", file=sys.stderr)
+        return EXIT_OK if state.fresh else EXIT_PROBLEMS
+    unknown = [i for i in args.rule or () if corpus.rule(i) is None]
+    if unknown:
+        print(f"mcp-handbook: no rule with id {', '.join(unknown)}", file=sys.stderr)
+        return EXIT_USAGE
+    entries, verdicts = evidence.record(corpus, rule_ids=args.rule or (), everything=args.all)
+    changed = evidence.write(corpus.root, entries)
+    failed = [v for v in verdicts if not v.ok]
+    for verdict in failed:
+        from .pytest_plugin import explain
+
+        rule = corpus.rule(verdict.snippet.rule_id)
+        print(explain(verdict, rule) if rule else verdict.snippet.name)
+    state = "written" if changed else "unchanged"
+    print(f"{evidence.EVIDENCE_FILE}: {state} ({len(verdicts)} proof(s) run, {len(entries)} recorded, {len(failed)} failed)")
+    return EXIT_PROBLEMS if failed else EXIT_OK
+
+
+def register(add: Callable[..., argparse.ArgumentParser]) -> None:
+    p = add("evidence", cmd_evidence, "record each WRONG/CORRECT block's proof for the site (or --check it is fresh)")
+    p.add_argument("--check", action="store_true", help="exit 1 if any recorded proof is missing or stale; run nothing")
+    p.add_argument("--all", action="store_true", help="re-run every proof, not only missing or stale ones")
+    p.add_argument("-k", "--rule", action="append", metavar="RULE-ID", help="re-run this rule's proofs (repeatable)")
