@@ -198,4 +198,5 @@ def test_default_table_is_complete():
     assert set(seams.SEAMS) == {
         "read_frames", "write_message", "log", "redact", "error_response", "tool_error_result",
         "validate_arguments", "child_env", "run_subprocess", "resolve_path", "install_signal_handlers",
-        "close_inherited_fds", "request_key", "dispatch", "negotiate_version"}
+        "close_inherited_fds", "request_key", "dispatch", "negotiate_version", "invalid_arguments_result",
+        "decode_cursor", "server_capabilities"}

@@ -60,14 +60,7 @@ class ToolCalls:
         return result
 
     def _decode_cursor(self, cursor: Any) -> int:
-        try:
-            nonce, _, offset = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii").partition(":")
-            if nonce == self._nonce and offset.isdigit() and 0 < int(offset) < len(self._listing or ()):
-                return int(offset)
-        except (AttributeError, ValueError, UnicodeError):
-            pass
-        raise ProtocolError(INVALID_PARAMS, "Invalid params: unknown cursor; pass nextCursor from the previous "
-                                            "tools/list result unchanged, or omit it to start over")
+        return seams.call("decode_cursor", cursor, nonce=self._nonce, count=len(self._listing or ()))
 
     # -- tools/call -------------------------------------------------------------------------------------
     def call_tool(self, message: dict[str, Any]) -> Any:
@@ -130,9 +123,7 @@ class ToolCalls:
         if not problems:
             return None
         self.server.log("info", "invalid_arguments", tool=entry.name, arguments=arguments, problems=problems)
-        lines = "\n".join(f"- {p}" for p in problems)
-        return text_result(f"Invalid arguments for tool '{entry.name}':\n{lines}\n"
-                           "Action: fix the fields listed above and call the tool again.", is_error=True)
+        return seams.call("invalid_arguments_result", entry.name, problems)
 
     def run(self, entry: ToolEntry, arguments: dict[str, Any], ctx: Context) -> dict[str, Any]:
         """Run a handler; a ToolError becomes its own message, anything else the safe ``tool_error_result``."""

@@ -6,7 +6,7 @@ must be able to swap in a subtly wrong router and watch the tests catch it.
 """
 from __future__ import annotations
 
-from reference_server.errors import INTERNAL_ERROR, METHOD_NOT_FOUND, ProtocolError
+from reference_server.errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, ProtocolError
 
 from reference_server.table import SEAMS
 
@@ -62,3 +62,27 @@ def negotiate_version(requested: Any, supported: tuple[str, ...]) -> str:
 def request_key(session_id: str, request_id: Any) -> Hashable:
     """De-duplication key: the id is type-tagged so ``1`` and ``"1"`` stay distinct."""
     return (session_id, type(request_id).__name__, request_id)
+
+
+def decode_cursor(cursor: Any, *, nonce: str, count: int) -> int:
+    """Seam: turn a tools/list cursor back into an offset, or refuse it with -32602.
+
+    Cursors are opaque to clients; an unknown one is an error (2025-11-25,
+    utilities/pagination), never a silent restart from the first page, which
+    would send a paging client round in circles.
+    """
+    import base64
+
+    try:
+        got, _, offset = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii").partition(":")
+        if got == nonce and offset.isdigit() and 0 < int(offset) < count:
+            return int(offset)
+    except (AttributeError, ValueError, UnicodeError):
+        pass
+    raise ProtocolError(INVALID_PARAMS, "Invalid params: unknown cursor; pass nextCursor from the previous "
+                                        "tools/list result unchanged, or omit it to start over")
+
+
+def server_capabilities() -> dict[str, Any]:
+    """Seam: the capabilities advertised in the initialize result: exactly what this server implements."""
+    return {"tools": {"listChanged": False}, "logging": {}}

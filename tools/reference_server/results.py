@@ -111,3 +111,14 @@ def tool_error_result(tool: str, exc: BaseException) -> dict[str, Any]:
         "Action: retry once; if it fails again, try a different approach or report the reference to the operator.",
         is_error=True,
     )
+
+
+def invalid_arguments_result(tool: str, problems: list[str]) -> dict[str, Any]:
+    """Seam: what the client gets for arguments that fail the inputSchema.
+
+    Since 2025-11-25 (SEP-1303) this is a tool execution error the model can
+    read and correct (``isError: true``), not a JSON-RPC -32602 error.
+    """
+    lines = "\n".join(f"- {p}" for p in problems)
+    return text_result(f"Invalid arguments for tool '{tool}':\n{lines}\n"
+                       "Action: fix the fields listed above and call the tool again.", is_error=True)

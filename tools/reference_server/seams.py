@@ -8,6 +8,7 @@ are a contract; see README.md.
 from __future__ import annotations
 
 from reference_server import jsonrpc, logs, process, results, safety, wire
+from reference_server.errors import ProtocolError
 from reference_server.table import SEAMS
 
 TYPE_CHECKING = False
@@ -31,12 +32,19 @@ SEAMS.update({
     "request_key": jsonrpc.request_key,
     "dispatch": jsonrpc.dispatch,
     "negotiate_version": jsonrpc.negotiate_version,
+    "invalid_arguments_result": results.invalid_arguments_result,
+    "decode_cursor": jsonrpc.decode_cursor,
+    "server_capabilities": jsonrpc.server_capabilities,
 })
 DEFAULTS: dict[str, Callable[..., Any]] = dict(SEAMS)
 """The built-in implementations, kept so tests can restore the table."""
 
 # Exceptions that are part of a seam's contract rather than a sign of a broken snippet.
-CONTRACT_EXCEPTIONS: dict[str, tuple[type[BaseException], ...]] = {"resolve_path": (PermissionError,)}
+CONTRACT_EXCEPTIONS: dict[str, tuple[type[BaseException], ...]] = {
+    "resolve_path": (PermissionError,),
+    "decode_cursor": (ProtocolError,),
+    "invalid_arguments_result": (ProtocolError,),
+}
 
 
 def call(name: str, *args: Any, **kwargs: Any) -> Any:

@@ -138,7 +138,7 @@ class Server:
         self.log("info", "initialize", requested=params.get("protocolVersion"), negotiated=self.protocol_version,
                  client=params.get("clientInfo"))
         return {"protocolVersion": self.protocol_version,
-                "capabilities": {"tools": {"listChanged": False}, "logging": {}},
+                "capabilities": seams.call("server_capabilities"),
                 "serverInfo": {"name": SERVER_NAME, "version": __version__, "title": SERVER_TITLE},
                 "instructions": INSTRUCTIONS}
 
