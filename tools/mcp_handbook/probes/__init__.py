@@ -8,9 +8,10 @@ stdio server.
 
 from __future__ import annotations
 
-from . import framing, paths
+from . import errors, framing, lifecycle, paths, security, tool_surface
 from .base import Finding, Probe, Target
 
-PROBES: dict[str, Probe] = {p.name: p for module in (framing, paths) for p in module.PROBES}
+MODULES = (framing, paths, lifecycle, tool_surface, errors, security)
+PROBES: dict[str, Probe] = {p.name: p for module in MODULES for p in module.PROBES}
 
 __all__ = ["PROBES", "Finding", "Probe", "Target"]

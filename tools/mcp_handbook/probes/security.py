@@ -1,0 +1,7 @@
+"""Probes for the security rules (being written; see base.py for the probe API)."""
+
+from __future__ import annotations
+
+from .base import Probe
+
+PROBES: tuple[Probe, ...] = ()
