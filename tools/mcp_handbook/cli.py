@@ -69,31 +69,12 @@ def cmd_snippets(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _filtered_rules(corpus: Corpus, args: argparse.Namespace):
-    filters = {k: tuple(getattr(args, k) or ()) for k in ("scope", "stack", "gate", "severity")}
-    rules = [r for r in corpus.rules if all(not v or getattr(r, k) in v for k, v in filters.items())]
-    return rules, filters
-
-
-def cmd_export(args: argparse.Namespace) -> int:
-    from .export import stamp_for, worksheet_rows, write_worksheet
-
-    corpus = _corpus(args)
-    if args.what == "worksheet":
-        rules, filters = _filtered_rules(corpus, args)
-        out = Path(args.output)
-        write_worksheet(worksheet_rows(rules), stamp_for(corpus, filters=filters), fmt=args.format, path=out)
-        print(f"wrote {out} ({len(rules)} rules, doctrine {corpus.version})")
-        return EXIT_OK
-    raise UsageError(f"unknown export {args.what!r}")
-
-
 def build_site(root: Path, site_dir: Path) -> Corpus:
     """Build the site strictly and put the downloads beside it."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
-    from .export import stamp_for, worksheet_rows, write_worksheet
+    from .export import write_downloads
 
     corpus = load_corpus(root)
     if corpus.diagnostics:
@@ -101,9 +82,7 @@ def build_site(root: Path, site_dir: Path) -> Corpus:
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=True)
     build(config)
-    rows, stamp = worksheet_rows(corpus.rules), stamp_for(corpus)
-    for fmt in ("md", "csv"):
-        write_worksheet(rows, stamp, fmt=fmt, path=site_dir / "downloads" / f"worksheet.{fmt}")
+    write_downloads(corpus, site_dir / "downloads")
     return corpus
 
 
@@ -141,7 +120,7 @@ def _add_filters(p: argparse.ArgumentParser) -> None:
         p.add_argument(f"--{name}", action="append", metavar=name.upper(), help=f"keep rules with this {name} (repeatable)")
 
 
-COMMAND_MODULES: tuple[str, ...] = ("mcp_handbook.contrib.commands",)
+COMMAND_MODULES: tuple[str, ...] = ("mcp_handbook.contrib.commands", "mcp_handbook.export.cli", "mcp_handbook.report.cli")
 """Modules that add commands: each has ``register(add)``, where ``add(name, fn, help)``
 returns the new subcommand's ArgumentParser. Add one line here per module."""
 
@@ -160,11 +139,6 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--base", metavar="REF", help="also require every rule id present at git REF (default HEAD) to exist or be retired")
     p = add("snippets", cmd_snippets, "write every WRONG/CORRECT block to snippets/ (or --check that it is fresh)")
     p.add_argument("--check", action="store_true", help="exit 1 if snippets/ is stale instead of writing")
-    p = add("export", cmd_export, "export the worksheet")
-    p.add_argument("what", choices=["worksheet"])
-    p.add_argument("--format", choices=["md", "csv"], default="md")
-    p.add_argument("-o", "--output", required=True, help="file to write")
-    _add_filters(p)
     p = add("build", cmd_build, "build the site (strict, offline) with the downloads")
     p.add_argument("--site-dir", help="output folder (default: site/)")
     p = add("serve", cmd_serve, "build the site and serve it on 127.0.0.1")

@@ -1,7 +1,19 @@
-"""Exporters: each a plain function ``(corpus, rows, stamp, path) -> None`` in one table."""
+"""Exporters: the worksheet (md, csv, json, xlsx), ``rules.json``, the site's downloads.
+
+Each format is a plain function in a table (:data:`WRITERS`, :data:`DOWNLOADS`);
+the skill bundle lives in :mod:`mcp_handbook.skill`.
+"""
 
 from __future__ import annotations
 
-from .worksheet import COLUMNS, WRITERS, Stamp, stamp_for, worksheet_rows, write_worksheet
+from .downloads import DOWNLOADS, write_downloads
+from .filters import FILTER_KEYS, filters_text, parse_filters_text, select_rules
+from .rules import rules_document, to_rules_json
+from .schemas import load_schema
+from .worksheet import COLUMNS, STAMP_COLUMNS, STATUSES, WRITERS, Stamp, stamp_for, worksheet_rows, write_worksheet
 
-__all__ = ["COLUMNS", "WRITERS", "Stamp", "stamp_for", "worksheet_rows", "write_worksheet"]
+__all__ = [
+    "COLUMNS", "DOWNLOADS", "FILTER_KEYS", "STAMP_COLUMNS", "STATUSES", "WRITERS", "Stamp",
+    "filters_text", "load_schema", "parse_filters_text", "rules_document", "select_rules", "stamp_for",
+    "to_rules_json", "worksheet_rows", "write_downloads", "write_worksheet",
+]

@@ -1,20 +1,33 @@
-"""The audit worksheet: one row per rule, stamped with the doctrine version and commit."""
+"""The audit worksheet: one row per rule, stamped with the doctrine version, commit, date and filters.
+
+Formats are a table of plain functions ``(rows, stamp) -> str | bytes``
+(:data:`WRITERS`); ``report`` reads every one of them back.
+"""
 
 from __future__ import annotations
 
 import csv
 import datetime as dt
 import io
+import json
 import os
 import subprocess
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..model import Corpus, Rule
+from .files import atomic_write
+from .filters import FILTER_KEYS, filters_text, normalise
 
 COLUMNS = ("id", "title", "scope", "stack", "severity", "gate", "check", "status", "evidence", "notes")
-STAMP_COLUMNS = ("doctrine_version", "commit")
+STAMP_COLUMNS = ("doctrine_version", "commit", "date", "filters")
+"""Extra CSV columns, repeated on every row so the file stays one clean table."""
+STATUSES = ("Pass", "Fail", "N/A")
+"""What a reviewer writes in the status column (case does not matter); empty means not yet judged."""
+JSON_FORMAT = "mcp-handbook-worksheet"
+"""The ``format`` of a JSON worksheet; its shape is ``worksheet.schema.json`` beside this module."""
+JSON_FORMAT_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +39,10 @@ class Stamp:
     date: str
     filters: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
+    @property
+    def filters_text(self) -> str:
+        return filters_text(self.filters)
+
 
 def git_commit(root: Path) -> str:
     try:
@@ -35,11 +52,16 @@ def git_commit(root: Path) -> str:
     return out.stdout.strip() or "unknown"
 
 
-def stamp_for(corpus: Corpus, *, filters: dict[str, tuple[str, ...]] | None = None) -> Stamp:
-    # SOURCE_DATE_EPOCH keeps builds reproducible when set
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    today = dt.datetime.fromtimestamp(int(epoch), dt.timezone.utc).date() if epoch else dt.date.today()
-    return Stamp(corpus.version, git_commit(corpus.root), today.isoformat(), dict(filters or {}))
+def export_date() -> str:
+    """Today, or the day of ``SOURCE_DATE_EPOCH`` when set, so builds are reproducible."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch.isdigit():
+        return dt.datetime.fromtimestamp(int(epoch), dt.timezone.utc).date().isoformat()
+    return dt.date.today().isoformat()
+
+
+def stamp_for(corpus: Corpus, *, filters: Mapping[str, Iterable[str] | None] | None = None) -> Stamp:
+    return Stamp(corpus.version, git_commit(corpus.root), export_date(), normalise(filters))
 
 
 def worksheet_rows(rules: Iterable[Rule]) -> list[dict[str, str]]:
@@ -57,16 +79,15 @@ def _md_cell(text: str) -> str:
 
 
 def to_markdown(rows: list[dict[str, str]], stamp: Stamp) -> str:
-    filters = "; ".join(f"{k}={','.join(v)}" for k, v in stamp.filters.items() if v) or "none"
     head = [
         "# MCP server audit worksheet",
         "",
         f"- Doctrine version: {stamp.doctrine_version}",
         f"- Commit: {stamp.commit}",
         f"- Date: {stamp.date}",
-        f"- Filters: {filters}",
+        f"- Filters: {stamp.filters_text}",
         "",
-        "Status is one of Pass, Fail, N/A. Put what you observed in evidence.",
+        f"Status is one of {', '.join(STATUSES)}. Put what you observed in evidence.",
         "",
         "| " + " | ".join(COLUMNS) + " |",
         "|" + "---|" * len(COLUMNS),
@@ -80,17 +101,41 @@ def to_csv(rows: list[dict[str, str]], stamp: Stamp) -> str:
     writer = csv.DictWriter(out, fieldnames=[*COLUMNS, *STAMP_COLUMNS], lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({**row, "doctrine_version": stamp.doctrine_version, "commit": stamp.commit})
+        writer.writerow({**row, **_stamp_cells(stamp)})
     return out.getvalue()
 
 
-WRITERS: dict[str, Callable[[list[dict[str, str]], Stamp], str]] = {"md": to_markdown, "csv": to_csv}
+def _stamp_cells(stamp: Stamp) -> dict[str, str]:
+    return {"doctrine_version": stamp.doctrine_version, "commit": stamp.commit, "date": stamp.date, "filters": stamp.filters_text}
+
+
+def to_json(rows: list[dict[str, str]], stamp: Stamp) -> str:
+    """The documented JSON shape (``worksheet.schema.json``): stamp fields, then ``items``."""
+    document = {
+        "format": JSON_FORMAT,
+        "format_version": JSON_FORMAT_VERSION,
+        "doctrine_version": stamp.doctrine_version,
+        "commit": stamp.commit,
+        "date": stamp.date,
+        "filters": {key: list(stamp.filters.get(key, ())) for key in FILTER_KEYS},
+        "statuses": list(STATUSES),
+        "items": [{c: row.get(c, "") for c in COLUMNS} for row in rows],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def to_xlsx(rows: list[dict[str, str]], stamp: Stamp) -> bytes:
+    from .xlsx import workbook_bytes  # openpyxl is imported only when a workbook is asked for
+
+    return workbook_bytes(rows, stamp)
+
+
+WRITERS: dict[str, Callable[[list[dict[str, str]], Stamp], str | bytes]] = {
+    "md": to_markdown, "csv": to_csv, "json": to_json, "xlsx": to_xlsx,
+}
+"""Worksheet formats by file suffix."""
 
 
 def write_worksheet(rows: list[dict[str, str]], stamp: Stamp, *, fmt: str, path: Path) -> None:
     """Write atomically: a failed export never leaves a half-written file behind."""
-    text = WRITERS[fmt](rows, stamp)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    atomic_write(path, WRITERS[fmt](rows, stamp))

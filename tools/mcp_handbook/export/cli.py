@@ -1,0 +1,110 @@
+"""``mcp-handbook export worksheet|rules|skill``: command-line glue only; the work is in this package."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+from .. import load_corpus
+from ..model import Corpus
+from .filters import FILTER_KEYS, normalise, select_rules, unknown_values
+
+FORMATS = ("md", "csv", "json", "xlsx")
+
+
+def _corpus(args: argparse.Namespace) -> Corpus:
+    from ..cli import UsageError, find_root
+
+    root = Path(args.root).resolve() if args.root else find_root(Path.cwd().resolve())
+    corpus = load_corpus(root)
+    if corpus.diagnostics:
+        raise UsageError(f"the content has {len(corpus.diagnostics)} problem(s); run `mcp-handbook check` and fix them first")
+    return corpus
+
+
+def _format(args: argparse.Namespace, out: Path) -> str:
+    from ..cli import UsageError
+
+    if args.format:
+        return args.format
+    suffix = out.suffix.lstrip(".").lower()
+    if suffix in FORMATS:
+        return suffix
+    raise UsageError(f"{out}: cannot tell the format from the suffix; pass --format {'|'.join(FORMATS)}")
+
+
+def _selection(corpus: Corpus, args: argparse.Namespace):
+    from ..cli import UsageError
+
+    filters = normalise({key: getattr(args, key) for key in FILTER_KEYS})
+    problems = unknown_values(corpus, filters)
+    if problems:
+        raise UsageError("; ".join(problems))
+    return select_rules(corpus, filters), filters
+
+
+def _worksheet(corpus: Corpus, args: argparse.Namespace, out: Path) -> str:
+    from .worksheet import stamp_for, worksheet_rows, write_worksheet
+
+    fmt = _format(args, out)
+    rules, filters = _selection(corpus, args)
+    write_worksheet(worksheet_rows(rules), stamp_for(corpus, filters=filters), fmt=fmt, path=out)
+    return f"wrote {out} ({fmt}, {len(rules)} rules, doctrine {corpus.version})"
+
+
+def _rules(corpus: Corpus, args: argparse.Namespace, out: Path) -> str:
+    from .files import atomic_write
+    from .rules import to_rules_json
+    from .worksheet import stamp_for
+
+    rules, filters = _selection(corpus, args)
+    atomic_write(out, to_rules_json(corpus, rules, stamp_for(corpus, filters=filters)))
+    return f"wrote {out} ({len(rules)} rules, doctrine {corpus.version})"
+
+
+def _skill(corpus: Corpus, args: argparse.Namespace, out: Path) -> str:
+    from ..cli import UsageError
+    from ..skill import name_problem, skill_files, write_skill
+    from .worksheet import stamp_for
+
+    name = args.name or out.name
+    problem = name_problem(name)
+    if problem:
+        raise UsageError(f"{problem}; the folder name is the skill name (use -o .../mcp-server-authoring, or --name)")
+    rules, filters = _selection(corpus, args)
+    if not rules:
+        raise UsageError("no rule matches the filters: a skill bundle needs at least one rule")
+    files = skill_files(corpus, rules, stamp_for(corpus, filters=filters), name=name)
+    try:
+        write_skill(out, files)
+    except FileExistsError as exc:
+        raise UsageError(str(exc)) from None
+    return f"wrote {out} (skill {name}: {len(rules)} rules, {len(files) - 1} reference file(s), doctrine {corpus.version})"
+
+
+EXPORTS: dict[str, Callable[[Corpus, argparse.Namespace, Path], str]] = {"worksheet": _worksheet, "rules": _rules, "skill": _skill}
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..cli import EXIT_OK, UsageError
+
+    corpus = _corpus(args)
+    out = Path(args.output)
+    if args.what != "skill" and out.is_dir():
+        raise UsageError(f"{out} is a folder; -o names the file to write")
+    try:
+        print(EXPORTS[args.what](corpus, args, out))
+    except OSError as exc:
+        raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
+    return EXIT_OK
+
+
+def register(add: Callable[..., argparse.ArgumentParser]) -> None:
+    p = add("export", run, "export the audit worksheet (md, csv, json, xlsx), rules.json, or the Agent Skill bundle")
+    p.add_argument("what", choices=tuple(EXPORTS), help="worksheet: one row per rule; rules: every rule as JSON; skill: a SKILL.md folder")
+    p.add_argument("--format", choices=FORMATS, help="worksheet format (default: from the -o suffix)")
+    p.add_argument("-o", "--output", required=True, help="the file to write (for skill: the bundle folder, named like the skill)")
+    p.add_argument("--name", help="skill name (default: the -o folder's name)")
+    for key in FILTER_KEYS:
+        p.add_argument(f"--{key}", action="append", metavar=key.upper(), help=f"keep rules with this {key} (repeatable)")

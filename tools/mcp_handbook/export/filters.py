@@ -1,0 +1,69 @@
+"""Which rules an export holds: the ``--scope --stack --gate --severity`` filters.
+
+The same filters are written into every export's stamp (as ``gate=security;
+severity=high,medium``) and read back by ``report``, so a repeat audit knows
+which new rules concern it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from ..fields import SCOPES, SEVERITIES
+from ..model import Corpus, Rule
+
+FILTER_KEYS = ("scope", "stack", "gate", "severity")
+"""Rule fields an export can be narrowed by, in the order the stamp lists them."""
+
+Filters = dict[str, tuple[str, ...]]
+
+
+def normalise(filters: Mapping[str, Iterable[str] | None] | None) -> Filters:
+    """Every filter key present, values de-duplicated in the order given."""
+    given = filters or {}
+    return {key: tuple(dict.fromkeys(given.get(key) or ())) for key in FILTER_KEYS}
+
+
+def matches(rule: Rule, filters: Mapping[str, tuple[str, ...]]) -> bool:
+    return all(not wanted or getattr(rule, key) in wanted for key, wanted in filters.items())
+
+
+def select_rules(corpus: Corpus, filters: Mapping[str, tuple[str, ...]]) -> list[Rule]:
+    """The corpus's rules that pass every filter, in checklist order."""
+    return [rule for rule in corpus.rules if matches(rule, filters)]
+
+
+def unknown_values(corpus: Corpus, filters: Mapping[str, tuple[str, ...]]) -> list[str]:
+    """One message per filter value no rule could ever match (a typo, usually)."""
+    known = {
+        "scope": SCOPES,
+        "severity": SEVERITIES,
+        "gate": tuple(g.key for g in corpus.gates),
+        "stack": tuple(sorted({r.stack for r in corpus.rules if r.stack})),
+    }
+    problems = []
+    for key, wanted in filters.items():
+        for value in wanted:
+            if value not in known[key]:
+                choices = ", ".join(known[key]) or "none in this doctrine"
+                problems.append(f"unknown {key} {value!r} (known: {choices})")
+    return problems
+
+
+def filters_text(filters: Mapping[str, tuple[str, ...]]) -> str:
+    """``gate=security; severity=high,medium``, or ``none``."""
+    return "; ".join(f"{k}={','.join(v)}" for k, v in filters.items() if v) or "none"
+
+
+def parse_filters_text(text: str) -> Filters:
+    """Read back :func:`filters_text`; raise ValueError naming the part that does not parse."""
+    text = (text or "").strip()
+    if text.lower() in ("", "none"):
+        return normalise(None)
+    found: dict[str, list[str]] = {}
+    for part in text.split(";"):
+        key, sep, values = part.strip().partition("=")
+        if not sep or key.strip() not in FILTER_KEYS:
+            raise ValueError(f"filter {part.strip()!r} is not KEY=VALUE[,VALUE] with KEY one of {', '.join(FILTER_KEYS)}")
+        found.setdefault(key.strip(), []).extend(v.strip() for v in values.split(",") if v.strip())
+    return normalise(found)

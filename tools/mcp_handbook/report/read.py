@@ -1,0 +1,123 @@
+"""Read a filled worksheet in any export format into one shape, with every problem located.
+
+Readers are a table of plain functions ``(data, file) -> (Filled | None,
+problems)``. They only read: whether ids exist and statuses are valid is
+decided later, against the doctrine the worksheet was made from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..export.worksheet import COLUMNS
+from .places import Place, Problem
+
+STAMP_KEYS = ("doctrine_version", "commit", "date", "filters")
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    value: str
+    place: Place
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One row of the worksheet: its cells by column name."""
+
+    place: Place
+    cells: dict[str, Cell]
+
+    def value(self, column: str) -> str:
+        cell = self.cells.get(column)
+        return cell.value if cell else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Filled:
+    """A worksheet as a reviewer returned it."""
+
+    file: str
+    format: str
+    stamp: dict[str, Cell]
+    """``doctrine_version`` (always), ``commit``, ``date``, ``filters`` when the file has them."""
+    entries: tuple[Entry, ...]
+
+
+Reader = Callable[[bytes, str], tuple[Filled | None, list[Problem]]]
+
+
+def decode(data: bytes, file: str) -> tuple[str | None, list[Problem]]:
+    """UTF-8 text (a BOM is dropped), or a problem naming the line and column of the first bad byte."""
+    if not data.strip():
+        return None, [Problem(Place(file), "the file is empty")]
+    try:
+        return data.decode("utf-8-sig"), []
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        place = Place(file, row=line, row_word="line", column=str(column))
+        return None, [Problem(place, f"the file is not UTF-8 (byte 0x{data[exc.start]:02x}); save it as UTF-8")]
+
+
+def match_columns(
+    header: Sequence[str], place_of: Callable[[int], Place], header_place: Place, *, required: Sequence[str], optional: Sequence[str] = ()
+) -> tuple[dict[str, int], list[Problem]]:
+    """Map column names (any case, spaces trimmed) to positions; a missing column names what stands in its way."""
+    index: dict[str, int] = {}
+    problems: list[Problem] = []
+    strangers: list[int] = []
+    for i, raw in enumerate(header):
+        key = str(raw or "").strip().lower()
+        if key in index and key in (*required, *optional):
+            problems.append(Problem(place_of(i), f"column {key!r} appears twice (first at {place_of(index[key]).column})"))
+        elif key in (*required, *optional):
+            index[key] = i
+        else:
+            strangers.append(i)
+    for name in required:
+        if name not in index:
+            guess = ", ".join(f"{header[i]!r} in {place_of(i).column_word} {place_of(i).column}" for i in strangers if str(header[i] or "").strip())
+            hint = f" (found {guess}: renamed?)" if guess else ""
+            problems.append(Problem(header_place, f"missing column {name!r}{hint}; the columns are {', '.join(required)}"))
+    return index, problems
+
+
+def cells_of(values: Sequence[str], index: dict[str, int], place_of: Callable[[int], Place]) -> dict[str, Cell]:
+    return {name: Cell(values[i], place_of(i)) for name, i in index.items() if i < len(values)}
+
+
+def _readers() -> dict[str, Reader]:
+    from .read_json import read_json
+    from .read_text import read_csv, read_markdown
+    from .read_xlsx import read_xlsx
+
+    return {"md": read_markdown, "csv": read_csv, "json": read_json, "xlsx": read_xlsx}
+
+
+SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv", ".json": "json", ".xlsx": "xlsx"}
+
+
+def detect_format(path: Path, data: bytes) -> str | None:
+    """By suffix; a zip is a workbook whatever it is called."""
+    if data[:4] == b"PK\x03\x04":
+        return "xlsx"
+    return SUFFIXES.get(path.suffix.lower())
+
+
+def read_worksheet(path: Path, *, file: str | None = None) -> tuple[Filled | None, list[Problem]]:
+    """Read ``path`` with the reader its format needs; never raises on bad input."""
+    file = file or str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return None, [Problem(Place(file), f"cannot read the file: {exc.strerror or exc}")]
+    fmt = detect_format(path, data)
+    if fmt is None:
+        return None, [Problem(Place(file), f"unknown worksheet format {path.suffix!r}; export one with `mcp-handbook export worksheet` (md, csv, json, xlsx)")]
+    return _readers()[fmt](data, file)
+
+
+__all__ = ["COLUMNS", "STAMP_KEYS", "Cell", "Entry", "Filled", "Reader", "decode", "match_columns", "cells_of", "read_worksheet"]

@@ -1,0 +1,125 @@
+"""The text of the skill bundle: ``SKILL.md`` and one ``references/<gate>.md`` per gate.
+
+``SKILL.md`` stays compact because an agent loads it whole when the skill
+fires: the high-severity rules inline, and a pointer to each gate's reference
+file, which the agent opens only when it works on that area. Reference files
+keep each rule's prose and its CORRECT code; WRONG code is left out so an
+agent never copies it, with a one-line note where it stood.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import yaml
+
+from ..export.worksheet import Stamp
+from ..model import Corpus, Gate, Rule, Snippet
+
+DESCRIPTION_LIMIT = 1024
+"""The Agent Skills limit on ``description``."""
+SCOPE_NOTE = (
+    "**universal** rules hold for every MCP server; **opinionated** rules are the handbook's recommended default "
+    "(deviate only with a stated reason); **stack** rules apply only to the named stack."
+)
+
+
+def reference_name(gate_key: str) -> str:
+    """``references/<gate>.md``, with the key reduced to safe file-name characters."""
+    return "references/" + (re.sub(r"[^a-z0-9-]+", "-", gate_key.lower()).strip("-") or "gate") + ".md"
+
+
+def description(corpus: Corpus, gates: Sequence[Gate], stamp: Stamp) -> str:
+    """What the skill is for and when to use it, within the 1024-character limit."""
+    scope = "" if stamp.filters_text == "none" else f" Limited to {stamp.filters_text}."
+    head = (
+        f"Rules for writing and reviewing Model Context Protocol (MCP) servers, from the MCP Server Authoring "
+        f"Handbook (doctrine {corpus.version}), each with CORRECT code."
+    )
+    use = (
+        " Use when building, changing, reviewing or debugging an MCP server, its tools or its tests, "
+        "or when asked whether an MCP server is safe and usable by agents."
+    )
+    covers = " Covers: " + "; ".join(g.title for g in gates) + "."
+    text = head + covers + scope + use
+    return text if len(text) <= DESCRIPTION_LIMIT else (head + scope + use)[:DESCRIPTION_LIMIT]
+
+
+def _meta_line(rule: Rule) -> str:
+    scope = f"stack: {rule.stack}" if rule.scope == "stack" else rule.scope
+    check = f"automated (probe `{rule.probe}`)" if rule.check == "automated" and rule.probe else rule.check
+    parts = [scope, f"severity {rule.severity}", f"check {check}"]
+    parts += [f"spec {rule.spec}"] if rule.spec else []
+    parts += [f"{q.get('kind')}: {q.get('when') or q.get('observed')}" for q in rule.qualifiers]
+    parts += [f"since {rule.since}"] if rule.since else []
+    return "*" + " · ".join(parts) + "*"
+
+
+def _fence(code: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`+", code)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _snippet_lines(snippet: Snippet) -> list[str]:
+    label = f": {snippet.title}" if snippet.title else ""
+    if snippet.kind == "wrong":
+        return [f"*(WRONG example omitted{label}; see the handbook page for {snippet.rule_id}.)*"]
+    fence = _fence(snippet.code)
+    return [f"**CORRECT**{label}", "", f"{fence}{snippet.language}", *snippet.code.rstrip("\n").split("\n"), fence]
+
+
+def rule_body(rule: Rule) -> str:
+    """The rule's prose with its sections one level down, WRONG code out and CORRECT code labelled."""
+    lines = rule.body.split("\n")
+    for snippet in sorted(rule.snippets, key=lambda s: s.location.line, reverse=True):
+        start = snippet.location.line - rule.body_line
+        end = (snippet.location.end_line or snippet.location.line) - rule.body_line
+        if not (0 <= start < len(lines) and lines[start].lstrip().startswith(("```", "~~~"))):
+            continue  # the model and the text disagree: keep the text as written
+        closed = end < len(lines) and lines[end].strip().startswith(("```", "~~~")) and end > start
+        lines[start : end + 1 if closed else len(lines)] = _snippet_lines(snippet)
+    sections = set(rule.sections)
+    return "\n".join("#" + line if line.startswith("## ") and line[3:].strip() in sections else line for line in lines).strip()
+
+
+def rule_heading(rule: Rule) -> str:
+    return f"## {rule.id} · {rule.title}"
+
+
+def reference_file(corpus: Corpus, gate: Gate, rules: Sequence[Rule]) -> str:
+    head = [f"# {gate.title}", ""]
+    head += [gate.summary, ""] if gate.summary else []
+    head += [f"Doctrine {corpus.version}: {len(rules)} rule(s). {SCOPE_NOTE}", ""]
+    blocks = []
+    for rule in rules:
+        summary = [f"> {rule.summary}", ""] if rule.summary else []
+        blocks.append("\n".join([rule_heading(rule), "", _meta_line(rule), "", *summary, rule_body(rule), ""]))
+    return "\n".join(head) + "\n" + "\n".join(blocks)
+
+
+def skill_md(corpus: Corpus, name: str, rules: Sequence[Rule], gates: Sequence[Gate], stamp: Stamp) -> str:
+    front = yaml.safe_dump({"name": name, "description": description(corpus, gates, stamp)}, sort_keys=False, allow_unicode=True, width=10_000)
+    high = [r for r in rules if r.severity == "high"]
+    lines = [
+        "---", front.rstrip("\n"), "---", "",
+        "# MCP Server Authoring Handbook", "",
+        f"Doctrine {stamp.doctrine_version} (commit {stamp.commit[:12]}, exported {stamp.date}; filters: {stamp.filters_text}). "
+        f"{len(rules)} rule(s) in {len(gates)} gate(s).", "",
+        "## How to use this skill", "",
+        "1. Keep every high-severity rule below whenever you write or change MCP server code.",
+        "2. Before working on an area, open its reference file under `references/`: every rule of that gate, "
+        "why it matters, how it is verified, and CORRECT code to start from.",
+        f"3. {SCOPE_NOTE}",
+        "4. When reviewing a server, check each rule of the gates it touches and say which rule (by id) an issue breaks.",
+        "",
+        f"## High-severity rules ({len(high)})", "",
+    ]
+    for rule in high:
+        summary = f" {rule.summary}" if rule.summary else ""
+        lines.append(f"- **{rule.id}** {rule.title.rstrip('.')}.{summary} ({reference_name(rule.gate)})")
+    lines += ["", "## Gates", "", "| Gate | Reference | Rules |", "|---|---|---|"]
+    for gate in gates:
+        count = sum(r.gate == gate.key for r in rules)
+        lines.append(f"| {gate.title} | [{reference_name(gate.key)}]({reference_name(gate.key)}) | {count} |")
+    return "\n".join(lines) + "\n"
