@@ -247,7 +247,7 @@ def _load_handbook(root: Path, content: Path) -> tuple[str, tuple[Gate, ...], tu
 
 def _retired_entries(text: str, raw: Any, key_line: int, sink: _Sink) -> tuple[dict, ...]:
     """The ``retired:`` registry, each entry with the ``line`` it starts on in handbook.yml (HB023)."""
-    if raw is None:
+    if raw is None or raw == []:
         return ()
     if not isinstance(raw, list):
         sink.add(key_line, "HB023", "`retired:` must be a list of entries", "write `retired: []` or one `- {id: ..., retired_in: ..., replaced_by: ...}` per line")

@@ -35,9 +35,7 @@ def as_text(a: Assessment, *, base: str, head: str) -> str:
     """One editor-jumpable line per rule (``path:line: added SEC-009 ...``), details indented below."""
     lines = [_headline(a, base=base, head=head)]
     for impact in a.impacts:
-        rule = _rule(a, impact)
-        where = f"{rule.path}:1" if rule else "content/handbook.yml:1"
-        lines.append(f"{where}: {impact.kind} {impact.rule_id} \"{_title(a, impact)}\" [{impact.level}]")
+        lines.append(f"{impact.where}: {impact.kind} {impact.rule_id} \"{_title(a, impact)}\" [{impact.level}]")
         lines.extend(f"    {d}" for d in impact.details)
     lines.extend(f"note: {n}" for n in a.notes)
     return "\n".join(lines) + "\n"

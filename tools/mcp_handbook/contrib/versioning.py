@@ -15,6 +15,9 @@ from dataclasses import dataclass
 
 from ..history import Changes, RuleChange
 from ..model import Rule
+from ..parse import HANDBOOK_FILE, RULES_DIR
+
+HANDBOOK = f"content/{HANDBOOK_FILE}"
 
 LEVELS = ("patch", "minor", "major")
 SEVERITY_RANK = {"low": 1, "medium": 2, "high": 3}
@@ -44,6 +47,8 @@ class Impact:
     """``major``, ``minor`` or ``patch``."""
     details: tuple[str, ...] = ()
     """Human sentences: ``severity medium -> high (raised to high)``, ``correct1 changed``."""
+    where: str = ""
+    """``path:line`` to look at: the rule file, or its ``retired:`` entry in handbook.yml."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +90,11 @@ def _severity(old: str, new: str) -> tuple[str, str]:
     return "minor", f"severity {old} -> {new} ({'raised' if raised else 'lowered'})"
 
 
-def _changed(change: RuleChange) -> Impact:
+def _handbook(rule: Rule) -> str:
+    return rule.path.split(f"/{RULES_DIR}/", 1)[0] + "/handbook.yml"
+
+
+def _changed(change: RuleChange, rule: Rule) -> Impact:
     levels, details = [], []
     for name, old, new in change.fields:
         if name == "severity":
@@ -104,7 +113,7 @@ def _changed(change: RuleChange) -> Impact:
         details.append("prose changed")
     elif change.body_changed:
         details.append("prose changed")
-    return Impact(change.id, "changed", _max(levels) or "patch", tuple(details))
+    return Impact(change.id, "changed", _max(levels) or "patch", tuple(details), f"{rule.path}:1")
 
 
 def _retirements(changes: Changes) -> list[Impact]:
@@ -113,13 +122,15 @@ def _retirements(changes: Changes) -> list[Impact]:
     for rule in changes.removed:
         entry = registered.pop(rule.id, None)
         if entry is None:
-            impacts.append(Impact(rule.id, "removed", "major", ("gone without an entry in `retired:`",)))
+            impacts.append(Impact(rule.id, "removed", "major", ("gone without an entry in `retired:`",), f"{_handbook(rule)}:1"))
             continue
         replaced = entry.get("replaced_by")
         replaced_text = ", ".join(replaced) if isinstance(replaced, list) else replaced or f"nothing ({entry.get('reason', 'no reason given')})"
-        impacts.append(Impact(rule.id, "retired", "major", (f"retired in {entry.get('retired_in', '?')}, replaced by {replaced_text}",)))
+        detail = f"retired in {entry.get('retired_in', '?')}, replaced by {replaced_text}"
+        impacts.append(Impact(rule.id, "retired", "major", (detail,), f"{_handbook(rule)}:{entry.get('line', 1)}"))
     for rule_id in registered:
-        impacts.append(Impact(rule_id, "registry", "patch", ("recorded in `retired:` (the rule was already gone)",)))
+        line = registered[rule_id].get("line", 1)
+        impacts.append(Impact(rule_id, "registry", "patch", ("recorded in `retired:` (the rule was already gone)",), f"{HANDBOOK}:{line}"))
     return impacts
 
 
@@ -147,8 +158,8 @@ def _notes(changes: Changes, impacts: list[Impact], suggested: str, new_rules: d
 
 def assess(changes: Changes, *, old_rules: dict[str, Rule], new_rules: dict[str, Rule]) -> Assessment:
     """Judge ``changes``: one impact per rule touched, the release level, the next version."""
-    impacts = [Impact(r.id, "added", "minor", (f"{r.gate}, {r.severity}, {r.scope}",)) for r in changes.added]
-    impacts += [_changed(c) for c in changes.changed]
+    impacts = [Impact(r.id, "added", "minor", (f"{r.gate}, {r.severity}, {r.scope}",), f"{r.path}:1") for r in changes.added]
+    impacts += [_changed(c, new_rules[c.id]) for c in changes.changed]
     impacts += _retirements(changes)
     level = _max([i.level for i in impacts])
     suggested = next_version(changes.old_version, level)
