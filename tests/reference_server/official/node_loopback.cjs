@@ -1,0 +1,17 @@
+// Preloaded into Node tools under test (NODE_OPTIONS=--require ...): every
+// listening socket in the process binds 127.0.0.1, whatever host the tool
+// asks for (the stdio-to-HTTP bridge has no --host option and would
+// otherwise listen on every interface).
+"use strict";
+const net = require("net");
+const listen = net.Server.prototype.listen;
+net.Server.prototype.listen = function (...args) {
+  const first = args[0];
+  if (typeof first === "number" || (typeof first === "string" && /^\d+$/.test(first))) {
+    if (typeof args[1] === "string") args[1] = "127.0.0.1";
+    else args.splice(1, 0, "127.0.0.1");
+  } else if (first && typeof first === "object" && !Array.isArray(first) && "port" in first) {
+    args[0] = { ...first, host: "127.0.0.1" };
+  }
+  return listen.apply(this, args);
+};
