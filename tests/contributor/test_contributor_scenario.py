@@ -182,3 +182,13 @@ def test_diff_against_a_ref_git_cannot_read_is_a_usage_error(checkout: Checkout)
     result = checkout.cli_process("diff", "no-such-ref")
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.startswith("mcp-handbook: cannot read the doctrine at 'no-such-ref'") and "Traceback" not in result.stderr
+
+
+def test_a_rule_that_no_longer_parses_is_reported_as_such_not_as_removed(checkout: Checkout, new_rule: str) -> None:
+    add_rule(checkout, new_rule, tag="with-rule")
+    before = checkout.check_lines()
+    checkout.write(NEW_RULE_PATH, new_rule.replace("title: Refuse a path", 'title: "Refuse a path'))
+    new = checkout.check_lines() - before
+    assert [(ln.split(":")[0], ln.split(" ")[1]) for ln in new if " HB050 " not in ln] == [(NEW_RULE_PATH, "HB003")]  # no HB024
+    text = checkout.cli("diff", "with-rule").stdout
+    assert "removed XMP-001" not in text and f"note: {NEW_RULE_PATH} does not parse, so XMP-001 was not compared" in text

@@ -182,6 +182,13 @@ def _batch_blobs(out: bytes) -> list[bytes]:
     return blobs
 
 
+def unparsed_paths(corpus: Corpus) -> set[str]:
+    """Rule files that are there but yielded no rule (bad YAML, no id, ...): their
+    diagnostics already say why, so their ids are unknown, not gone."""
+    parsed = {r.path for r in corpus.rules}
+    return {d.location.path for d in corpus.diagnostics if f"/{RULES_DIR}/" in d.location.path and d.location.path not in parsed}
+
+
 def _retired_line(corpus: Corpus, content_dir: str) -> int:
     """The line of ``retired:`` in handbook.yml, where a missing entry belongs."""
     path = corpus.root / content_dir / "handbook.yml"
@@ -209,6 +216,7 @@ def unretired_removals(corpus: Corpus, *, base: str | None = None, content_dir: 
             raise
         return ()
     present = {r.id for r in corpus.rules} | {str(e.get("id")) for e in corpus.retired}
+    present |= {i for i, p in before.items() if p in unparsed_paths(corpus)}
     where = {**{i: f"deleted in {c}" for i, c in deleted.items()}, **{i: f"{p} at {base or 'HEAD'}" for i, p in before.items()}}
     path, line = f"{content_dir}/handbook.yml", _retired_line(corpus, content_dir)
     major = old.version.split(".", 1)[0]

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..cli import EXIT_OK, EXIT_USAGE, UsageError, _root
-from ..history import HistoryError, diff_corpora, load_corpus_at
+from ..history import HistoryError, diff_corpora, load_corpus_at, unparsed_paths
 from ..model import Corpus
 from ..parse import parse_content
 from .render import as_markdown, as_text, changelog_entry, insert_entry
@@ -28,7 +28,12 @@ def _corpus(root: Path, ref: str | None) -> Corpus:
 def assessment(root: Path, base: str, head: str | None) -> Assessment:
     """Compare the doctrine at git ``base`` with ``head`` (a ref, or None for the working tree)."""
     old, new = _corpus(root, base), _corpus(root, head)
-    return assess(diff_corpora(old, new), old_rules={r.id: r for r in old.rules}, new_rules={r.id: r for r in new.rules})
+    return assess(
+        diff_corpora(old, new),
+        old_rules={r.id: r for r in old.rules},
+        new_rules={r.id: r for r in new.rules},
+        unreadable=frozenset(unparsed_paths(new)),
+    )
 
 
 def _write_changelog(root: Path, entry: str) -> Path:

@@ -11,6 +11,7 @@ revision changed); PATCH when it asks for the same thing, said or proved better
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from ..history import Changes, RuleChange
@@ -156,12 +157,21 @@ def _notes(changes: Changes, impacts: list[Impact], suggested: str, new_rules: d
     return notes
 
 
-def assess(changes: Changes, *, old_rules: dict[str, Rule], new_rules: dict[str, Rule]) -> Assessment:
-    """Judge ``changes``: one impact per rule touched, the release level, the next version."""
+def assess(
+    changes: Changes, *, old_rules: dict[str, Rule], new_rules: dict[str, Rule], unreadable: frozenset[str] = frozenset()
+) -> Assessment:
+    """Judge ``changes``: one impact per rule touched, the release level, the next version.
+
+    A rule whose file is in ``unreadable`` (there, but it does not parse) is not
+    counted as removed: its fate is unknown until ``check`` is clean.
+    """
+    unknown = [r for r in changes.removed if r.path in unreadable]
+    changes = dataclasses.replace(changes, removed=tuple(r for r in changes.removed if r not in unknown))
     impacts = [Impact(r.id, "added", "minor", (f"{r.gate}, {r.severity}, {r.scope}",), f"{r.path}:1") for r in changes.added]
     impacts += [_changed(c, new_rules[c.id]) for c in changes.changed]
     impacts += _retirements(changes)
     level = _max([i.level for i in impacts])
     suggested = next_version(changes.old_version, level)
-    notes = _notes(changes, impacts, suggested, new_rules)
+    notes = [f"{r.path} does not parse, so {r.id} was not compared: run `mcp-handbook check`" for r in unknown]
+    notes += _notes(changes, impacts, suggested, new_rules)
     return Assessment(changes, tuple(impacts), level, suggested, tuple(notes), old_rules, new_rules)
