@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,12 +15,14 @@ FORMATS = ("md", "csv", "json", "xlsx")
 
 
 def _corpus(args: argparse.Namespace) -> Corpus:
-    from ..cli import UsageError, find_root
+    from ..cli import find_root
 
     root = Path(args.root).resolve() if args.root else find_root(Path.cwd().resolve())
     corpus = load_corpus(root)
     if corpus.diagnostics:
-        raise UsageError(f"the content has {len(corpus.diagnostics)} problem(s); run `mcp-handbook check` and fix them first")
+        # a draft rule elsewhere should not block a reviewer's export; the site build is the strict gate
+        print(f"mcp-handbook: warning: the content has {len(corpus.diagnostics)} problem(s) (run `mcp-handbook check`); "
+              "a rule that could not be read is missing from this export", file=sys.stderr)
     return corpus
 
 
@@ -87,16 +90,22 @@ EXPORTS: dict[str, Callable[[Corpus, argparse.Namespace, Path], str]] = {"worksh
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_OK, UsageError
+    from ..cli import EXIT_OK, EXIT_USAGE, UsageError
 
-    corpus = _corpus(args)
-    out = Path(args.output)
-    if args.what != "skill" and out.is_dir():
-        raise UsageError(f"{out} is a folder; -o names the file to write")
+    # Usage errors are reported here, not left to main(): under `python -m mcp_handbook.cli`
+    # main() lives in __main__ and catches another UsageError class than the one raised here.
     try:
-        print(EXPORTS[args.what](corpus, args, out))
-    except OSError as exc:
-        raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
+        corpus = _corpus(args)
+        out = Path(args.output)
+        if args.what != "skill" and out.is_dir():
+            raise UsageError(f"{out} is a folder; -o names the file to write")
+        try:
+            print(EXPORTS[args.what](corpus, args, out))
+        except OSError as exc:
+            raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
+    except UsageError as exc:
+        print(f"mcp-handbook: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     return EXIT_OK
 
 

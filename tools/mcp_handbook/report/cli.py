@@ -14,9 +14,15 @@ EXIT_HIGH_FAIL, EXIT_BAD_INPUT = 1, 2
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cli import find_root
+    from ..cli import UsageError, find_root
 
-    root = Path(args.root).resolve() if args.root else find_root(Path.cwd().resolve())
+    try:
+        root = Path(args.root).resolve() if args.root else find_root(Path.cwd().resolve())
+        if not (root / "content" / "handbook.yml").is_file():
+            raise UsageError(f"no handbook at {root}: no content/handbook.yml to judge the worksheet against")
+    except UsageError as exc:  # caught here: under `python -m`, main() knows another UsageError class
+        print(f"mcp-handbook: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     result = make_report(Path(args.file), root=root, current=load_corpus(root), file=args.file)
     if isinstance(result, list):
         if args.format == "json":
