@@ -1,0 +1,111 @@
+"""``mcp-handbook audit ... -- COMMAND ARGS...``: command-line glue only; the work is in this package."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from .. import load_corpus
+from ..model import Corpus
+from .engine import AuditError, run_audit
+from .plan import AuditOptions
+from .sheet import formats, write_audit_worksheet
+from .summary import summary_lines
+
+EXIT_INTERRUPTED = 130
+DEFAULTS = AuditOptions()
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be more than 0 seconds")
+    return value
+
+
+def _corpus(args: argparse.Namespace) -> Corpus:
+    from ..cli import UsageError, find_root
+
+    root = Path(args.root).resolve() if args.root else find_root(Path.cwd().resolve())
+    corpus = load_corpus(root)
+    if corpus.diagnostics:
+        raise UsageError(f"the content has {len(corpus.diagnostics)} problem(s); run `mcp-handbook check` and fix them first")
+    return corpus
+
+
+def _output(args: argparse.Namespace) -> tuple[Path, str]:
+    """Checked before the audit runs, so a long audit never ends in "cannot write"."""
+    from ..cli import UsageError
+
+    out = Path(args.output)
+    fmt = args.format or out.suffix.lstrip(".").lower()
+    if fmt not in formats():
+        raise UsageError(f"{out}: cannot tell the format from the suffix; pass --format {'|'.join(formats())}")
+    if out.is_dir():
+        raise UsageError(f"{out}: is a folder; -o names the worksheet file to write")
+    folder = next((p for p in (out.absolute().parent, *out.absolute().parents) if p.exists()), None)
+    if folder is None or not os.access(folder, os.W_OK):
+        raise UsageError(f"{out}: cannot write here ({folder} is not writable)")
+    return out, fmt
+
+
+def _options(args: argparse.Namespace, corpus: Corpus) -> AuditOptions:
+    from ..cli import UsageError
+
+    unknown = sorted(set(args.rule or ()) - {r.id for r in corpus.rules if r.check == "automated"})
+    if unknown:
+        raise UsageError(f"--rule {', '.join(unknown)}: no automated rule with that id")
+    allow = None if args.allow_all_tool_calls else frozenset(args.allow_tool_calls or ())
+    return AuditOptions(
+        timeout=args.timeout, probe_timeout=args.probe_timeout, wait=args.wait, jobs=args.jobs,
+        allow_tool_calls=allow, rules=frozenset(args.rule) if args.rule else None,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..cli import UsageError
+
+    corpus = _corpus(args)
+    out, fmt = _output(args)
+    options = _options(args, corpus)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    try:
+        result = run_audit(corpus, command, options=options)
+    except AuditError as exc:
+        raise UsageError(str(exc)) from None
+    except KeyboardInterrupt:
+        print("mcp-handbook audit: interrupted; every server process it started was stopped")
+        return EXIT_INTERRUPTED
+    try:
+        write_audit_worksheet(corpus, result, fmt=fmt, path=out)
+    except OSError as exc:
+        raise UsageError(f"{out}: cannot write the worksheet: {exc.strerror or exc}") from None
+    manual = sum(1 for r in corpus.rules if r.check == "manual")
+    for line in summary_lines(result, worksheet=out, fmt=fmt, manual=manual):
+        print(line)
+    return result.exit_code
+
+
+def register(add: Callable[..., argparse.ArgumentParser]) -> None:
+    p = add(
+        "audit", run,
+        "run the doctrine's probes against a stdio MCP server and write the worksheet; exit 1 if any HIGH rule fails",
+    )
+    p.add_argument("--format", choices=formats(), help="worksheet format (default: from the -o suffix)")
+    p.add_argument("-o", "--output", required=True, help="the worksheet file to write")
+    p.add_argument("--timeout", type=_positive, default=DEFAULTS.timeout, metavar="S", help="seconds for the whole audit (default %(default)g)")
+    p.add_argument("--probe-timeout", type=_positive, default=DEFAULTS.probe_timeout, metavar="S", help="seconds one probe may take (default %(default)g)")
+    p.add_argument("--wait", type=_positive, default=DEFAULTS.wait, metavar="S", help="seconds to wait for one answer (default %(default)g)")
+    p.add_argument("--jobs", type=int, default=0, metavar="N", help="probes run at once (default: two per core, at most 8)")
+    p.add_argument(
+        "--allow-tool-calls", nargs="+", action="extend", metavar="NAME",
+        help="tools that are not annotated readOnlyHint: true but may be called with adversarial arguments",
+    )
+    p.add_argument("--allow-all-tool-calls", action="store_true", help="call any tool (only for a server you own, in a sandbox)")
+    p.add_argument("--rule", action="append", metavar="ID", help="check only this automated rule (repeatable)")
+    p.add_argument("command", nargs=argparse.REMAINDER, help="-- then the server command and its arguments")

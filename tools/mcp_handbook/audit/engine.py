@@ -1,0 +1,180 @@
+"""The audit: meet the server, run every automated rule's probe under a deadline, collect findings.
+
+The probes are the verifier's own (the ``PROBES`` table, named by each rule's
+``probe``), so an audit finding and a snippet's proof mean the same thing.
+What the engine adds is safety: a fresh workspace and minimal environment per
+probe, a tool-call guard, a deadline per probe, one for the whole audit, and
+every server process group killed whatever happens.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import tempfile
+import time
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..model import Corpus, Rule
+from ..probes.base import Finding, Probe, not_applicable
+from .contain import Contained
+from .guard import ToolCallGuard
+from .plan import AuditOptions, AuditResult, RuleFinding
+from .preflight import ServerFacts, handshake
+from .target import AuditTarget, audit_env
+
+
+class AuditError(Exception):
+    """The audit cannot start (no command, a program that does not exist)."""
+
+
+def resolve_command(command: Sequence[str]) -> tuple[list[str], Path | None]:
+    """The command with its program made absolute, since the server runs in a temporary directory."""
+    if not command:
+        raise AuditError("no server command: put it after --, e.g. -- python -m my_server")
+    program = command[0]
+    found = shutil.which(program) if os.sep not in program else (program if os.access(program, os.X_OK) else None)
+    if not found:
+        raise AuditError(f"{program}: no such program (not found on PATH, or not executable)")
+    path = Path(found).absolute()
+    return [str(path), *command[1:]], path.parent
+
+
+@dataclass(slots=True)
+class _Targets:
+    """Makes one fresh workspace and target per probe, all under one temporary folder."""
+
+    root: Path
+    argv: list[str]
+    program_dir: Path | None
+    canary: str
+    count: int = 0
+
+    def make(self, name: str, *, wait: float, guard: ToolCallGuard, allow: frozenset[str] | None) -> AuditTarget:
+        self.count += 1
+        home = self.root / f"{self.count:03d}-{name}"
+        workspace, tmp = home / "ws", home / "tmp"
+        workspace.mkdir(parents=True)
+        tmp.mkdir()
+        env = audit_env(workspace, self.canary, program_dir=self.program_dir, tmp=tmp)
+        return AuditTarget(
+            argv=self.argv, workspace=workspace, env=env, canary=self.canary, allow_tool_calls=allow,
+            timeout=wait, guard=replace(guard, blocked=[]),
+        )
+
+
+def _jobs(options: AuditOptions) -> int:
+    return options.jobs if options.jobs > 0 else min(8, 2 * (os.cpu_count() or 1))
+
+
+def _plan(corpus: Corpus, options: AuditOptions) -> dict[str, list[Rule]]:
+    """Automated rules grouped by probe, so a probe shared by several rules runs once."""
+    plan: dict[str, list[Rule]] = {}
+    for rule in corpus.rules:
+        if rule.check == "automated" and (options.rules is None or rule.id in options.rules):
+            plan.setdefault(rule.probe, []).append(rule)
+    return plan
+
+
+def _preflight(targets: _Targets, options: AuditOptions, deadline: float) -> tuple[ServerFacts, Contained]:
+    facts = ServerFacts()
+    wait = options.wait * 3  # a first start may be slow (imports, caches); later starts are warm
+    target = targets.make("preflight", wait=wait, guard=ToolCallGuard(allowed=None), allow=frozenset())
+    run = Contained("preflight", lambda t: handshake(facts, t), target, limit=min(wait * 2 + 5, deadline - time.monotonic()))
+    run.start()
+    while not run.done:
+        if run.overdue(time.monotonic()):
+            run.stop("the handshake did not finish in time")
+            facts.problem = facts.problem or "the handshake did not finish in time"
+            break
+        run.finished.wait(0.02)
+    return facts, run
+
+
+def _probe_wait(facts: ServerFacts, options: AuditOptions) -> float:
+    """How long a probe waits for one answer: longer for a slow starter, short for a server that never answered."""
+    if not facts.answered:
+        return min(options.wait, 2.0)
+    return max(options.wait, 3 * facts.startup)
+
+
+def _schedule(queue: deque[Contained], *, jobs: int, deadline: float, budget: float) -> dict[str, Contained]:
+    """Run the probes, ``jobs`` at a time; stop any that overrun its own limit or the audit's."""
+    running: list[Contained] = []
+    finished: dict[str, Contained] = {}
+    try:
+        while queue or running:
+            now = time.monotonic()
+            for run in list(running):
+                if now >= deadline and not run.done:
+                    run.stop(f"the audit's {budget:g} s time budget ran out")
+                elif run.overdue(now):
+                    run.stop(f"the probe did not finish within {run.limit:.1f} s")
+                if run.done or run.killed:
+                    running.remove(run)
+                    finished[run.name] = run
+            while queue and len(running) < jobs and now < deadline:
+                run = queue.popleft()
+                run.start()
+                running.append(run)
+            if now >= deadline:
+                break
+            time.sleep(0.02)
+    finally:
+        for run in running:  # interrupted (Ctrl-C) or out of time: nothing may outlive the audit
+            if not run.done:
+                run.stop("the audit stopped before the probe finished")
+            finished[run.name] = run
+    return finished
+
+
+def run_audit(
+    corpus: Corpus, command: Sequence[str], *, options: AuditOptions = AuditOptions(), probes: Mapping[str, Probe] | None = None,
+) -> AuditResult:
+    """Audit the stdio server ``command`` against every automated rule of ``corpus``."""
+    if probes is None:
+        from ..probes import PROBES as probes
+    argv, program_dir = resolve_command(command)
+    started = time.monotonic()
+    deadline = started + options.timeout
+    with tempfile.TemporaryDirectory(prefix="hb-audit-") as tmp:
+        targets = _Targets(Path(tmp), argv, program_dir, f"hb-canary-{secrets.token_hex(8)}")
+        facts, pre = _preflight(targets, options, deadline)
+        guard = ToolCallGuard.for_tools(facts.tools, allow=options.allow_tool_calls)
+        wait = _probe_wait(facts, options)
+        limit = max(options.probe_timeout, 4 * wait)
+        plan = _plan(corpus, options)
+        verdicts: dict[str, Finding] = {}
+        queue: deque[Contained] = deque()
+        for name in plan:
+            probe = probes.get(name)
+            if probe is None:
+                verdicts[name] = not_applicable(f"not run: the probe {name!r} is not in this toolchain")
+            elif probe.calls_tools and not facts.tools_listed:
+                verdicts[name] = not_applicable(f"not run: this probe calls tools, and {facts.describe()}")
+            else:
+                target = targets.make(name, wait=wait, guard=guard, allow=options.allow_tool_calls)
+                queue.append(Contained(name, probe.run, target, limit=limit))
+        runs = _schedule(queue, jobs=_jobs(options), deadline=deadline, budget=options.timeout)
+        for run in queue:
+            verdicts[run.name] = not_applicable(f"not run: the audit's {options.timeout:g} s time budget ran out first")
+        canary = [f"{name}: {seen}" for name, run in [("preflight", pre), *runs.items()] for seen in run.target.canary_sightings()]
+        for name, run in runs.items():
+            verdicts[name] = _with_canary(run.finding(), name, canary)
+        findings = tuple(
+            RuleFinding(rule, name, verdicts[name], runs[name].seconds if name in runs else 0.0)
+            for name, rules in plan.items() for rule in rules
+        )
+    return AuditResult(tuple(argv), facts, findings, tuple(canary), time.monotonic() - started, options)
+
+
+def _with_canary(finding: Finding, name: str, sightings: list[str]) -> Finding:
+    """Add where the canary came back during this probe to its evidence; the rule's own probe judges it."""
+    own = [s.split(": ", 1)[1] for s in sightings if s.startswith(f"{name}: ")]
+    if not own:
+        return finding
+    return replace(finding, evidence=(*finding.evidence, *(f"canary secret seen in {s}" for s in own[:3])))

@@ -1,0 +1,69 @@
+"""What an audit is asked to do and what it found: plain values shared by the engine, worksheet and summary."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..fields import SEVERITIES
+from ..model import Rule
+from ..probes.base import Finding
+from .preflight import ServerFacts
+
+STATUSES = ("FAIL", "PASS", "N/A")
+"""A probe's verdicts, in the order a summary shows them."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditOptions:
+    """How long the audit may take and what it may do to the server."""
+
+    timeout: float = 120.0
+    """Seconds for the whole audit; probes still running then are stopped, the rest are not started."""
+    probe_timeout: float = 30.0
+    """Seconds one probe may take (at least four answer waits)."""
+    wait: float = 5.0
+    """Seconds a probe waits for one answer (longer for a server that is slow to start)."""
+    jobs: int = 0
+    """Probes run at once; 0 means two per core, at most eight."""
+    allow_tool_calls: frozenset[str] | None = frozenset()
+    """Tools that are not read-only but may be called with adversarial arguments; None means every tool."""
+    rules: frozenset[str] | None = None
+    """Only these rule ids (None: every automated rule)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleFinding:
+    """One automated rule and what its probe found."""
+
+    rule: Rule
+    probe: str
+    finding: Finding
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class AuditResult:
+    """Everything one audit found, in corpus order."""
+
+    command: tuple[str, ...]
+    facts: ServerFacts
+    findings: tuple[RuleFinding, ...]
+    canary: tuple[str, ...]
+    """Where the canary secret came back (``probe: stream of server process N: excerpt``)."""
+    seconds: float
+    options: AuditOptions
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        table = {sev: {s: 0 for s in STATUSES} for sev in SEVERITIES}
+        for f in self.findings:
+            table.setdefault(f.rule.severity, {s: 0 for s in STATUSES})[f.finding.status] += 1
+        return table
+
+    def failures(self) -> list[RuleFinding]:
+        order = {sev: i for i, sev in enumerate(SEVERITIES)}
+        return sorted((f for f in self.findings if f.finding.status == "FAIL"), key=lambda f: order.get(f.rule.severity, 9))
+
+    @property
+    def exit_code(self) -> int:
+        """1 when any HIGH rule failed (the same gate as ``mcp-handbook report``), else 0."""
+        return 1 if any(f.rule.severity == "high" for f in self.failures()) else 0

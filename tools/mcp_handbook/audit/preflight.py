@@ -1,0 +1,85 @@
+"""Meet the server once before any probe: does it start, answer ``initialize``, list its tools?
+
+What the auditor learns here decides how the rest runs: which tools the
+guard lets probes call, how long a probe may wait for a slow starter, and
+whether tool-calling probes can run at all. The handshake is done the way
+every probe does it, under the same containment, so a hostile server is
+met here first and reported on in plain words.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..probes.base import Finding, Target, WireTimeout, compact, failed, list_tools, passed
+from ..wire import MAX_LINE_BYTES, WireSession
+
+
+@dataclass(slots=True)
+class ServerFacts:
+    """What the handshake showed."""
+
+    answered: bool = False
+    """The server answered ``initialize`` with a result."""
+    startup: float = 0.0
+    """Seconds from spawn to the ``initialize`` answer."""
+    server_info: dict[str, Any] = field(default_factory=dict)
+    protocol_version: str = ""
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    tools_listed: bool = False
+    problem: str = ""
+    """What went wrong, in one sentence, when the handshake did not complete."""
+
+    def describe(self) -> str:
+        if not self.answered:
+            return f"the server did not complete the handshake: {self.problem}"
+        info = self.server_info
+        name = f"{info.get('name', '?')} {info.get('version', '')}".strip()
+        tools = f"{len(self.tools)} tool(s)" if self.tools_listed else f"tools not listed ({self.problem})"
+        return f"{name}, protocol {self.protocol_version or '?'}, answered initialize in {self.startup:.1f} s, {tools}"
+
+
+def _what_happened(session: WireSession, exc: Exception) -> str:
+    """A hostile server's behaviour, named: crashed, flooded, wrote garbage, or stayed silent."""
+    garbage = [m for m in session.stdout if m.value is None]
+    if session.stdout_flooded:
+        return "it flooded stdout (more than 32 MiB without an answer)"
+    code = session.wait_exit(0.2)
+    if code is not None:
+        err = [ln.text for ln in session.stderr_lines][-1:]
+        last = f"; last stderr line: {err[0][:200]}" if err else ""
+        return f"it exited with code {code} before answering{last}"
+    huge = [m for m in garbage if m.line.size > MAX_LINE_BYTES]
+    if huge:
+        return f"it answered with a {huge[0].line.size:,}-byte line, longer than the {MAX_LINE_BYTES:,} bytes the auditor reads as one message"
+    if garbage:
+        return f"it wrote {len(garbage)} non-JSON line(s) to stdout instead of an answer (first: {garbage[0].line.text[:120]!r})"
+    return f"no answer ({exc})"
+
+
+def handshake(facts: ServerFacts, target: Target) -> Finding:
+    """The preflight as a probe: initialize, then tools/list; record what was seen in ``facts``."""
+    session = target.start()
+    began = time.monotonic()
+    try:
+        response = session.initialize(timeout=target.timeout)
+    except WireTimeout as exc:
+        facts.problem = _what_happened(session, exc)
+        return failed(facts.problem, *session.transcript(limit=8))
+    facts.startup = time.monotonic() - began
+    result = response.get("result")
+    if not isinstance(result, dict):
+        facts.problem = f"initialize was answered with an error: {compact(response.get('error'), 200)}"
+        return failed(facts.problem, *session.transcript(limit=8))
+    facts.answered = True
+    facts.server_info = result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else {}
+    facts.protocol_version = str(result.get("protocolVersion", ""))
+    try:
+        facts.tools = list_tools(session, timeout=target.timeout)
+        facts.tools_listed = True
+    except WireTimeout as exc:
+        facts.problem = f"tools/list was not answered: {exc}"
+        return failed(facts.problem, *session.transcript(limit=8))
+    return passed(facts.describe(), *session.transcript(limit=6))

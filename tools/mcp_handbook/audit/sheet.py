@@ -1,0 +1,62 @@
+"""The audit's worksheet: the export module's worksheet, with status and evidence filled for automated rules.
+
+Manual rules stay blank for the reviewer. Evidence is the probe's summary and
+transcript rows, bounded and stripped of control characters: it is text a
+hostile server wrote, and it must not break a spreadsheet or a table.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+from ..export import WRITERS, stamp_for, worksheet_rows, write_worksheet
+from ..model import Corpus
+from ..probes.base import Finding
+from .plan import AuditResult, RuleFinding
+
+STATUS_WORDS = {"PASS": "Pass", "FAIL": "Fail", "N/A": "N/A"}
+"""Probe verdicts as a reviewer writes them in the worksheet (``export.STATUSES``)."""
+MAX_ROWS, MAX_ROW_CHARS, MAX_CHARS = 12, 300, 3000
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def formats() -> tuple[str, ...]:
+    """Whatever the export module can write today."""
+    return tuple(WRITERS)
+
+
+def clean(text: str) -> str:
+    """Control characters (a terminal escape, a NUL) shown as ``\\xNN``: safe in md, csv, json and xlsx."""
+    return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else "\ufffd", text)
+
+
+def evidence_text(finding: Finding) -> str:
+    rows = [finding.summary, *(row[:MAX_ROW_CHARS] + (" …" if len(row) > MAX_ROW_CHARS else "") for row in finding.evidence[:MAX_ROWS])]
+    if len(finding.evidence) > MAX_ROWS:
+        rows.append(f"… {len(finding.evidence) - MAX_ROWS} more row(s)")
+    text = clean("\n".join(rows))
+    return text if len(text) <= MAX_CHARS else text[:MAX_CHARS] + " …"
+
+
+def _note(found: RuleFinding, result: AuditResult) -> str:
+    command = shlex.join(result.command)
+    command = command if len(command) <= 200 else command[:200] + " …"
+    return clean(f"mcp-handbook audit: probe {found.probe} ({found.seconds:.1f} s) against {command}")
+
+
+def audit_rows(corpus: Corpus, result: AuditResult) -> list[dict[str, str]]:
+    """Every rule of the corpus; the automated ones the audit checked carry status, evidence and a note."""
+    by_id = {f.rule.id: f for f in result.findings}
+    rows = worksheet_rows(corpus.rules)
+    for row in rows:
+        found = by_id.get(row["id"])
+        if found is not None:
+            row.update(status=STATUS_WORDS[found.finding.status], evidence=evidence_text(found.finding), notes=_note(found, result))
+    return rows
+
+
+def write_audit_worksheet(corpus: Corpus, result: AuditResult, *, fmt: str, path: Path) -> None:
+    """Atomic, like every export: an audit that fails to write leaves no half-written file."""
+    write_worksheet(audit_rows(corpus, result), stamp_for(corpus), fmt=fmt, path=path)

@@ -1,0 +1,109 @@
+"""The target a probe gets during an audit: a fresh workspace, a minimal environment, guarded pipes.
+
+It is a :class:`~mcp_handbook.probes.Target`, so every probe runs unchanged;
+what differs is what the auditor can do to it from outside the probe: refuse
+to start another server once the probe's time is up, kill every server
+process group the probe started (:meth:`AuditTarget.kill`), and refuse any
+frame that would call a tool the user did not allow (:mod:`.guard`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..probes.base import Target
+from ..wire import WireSession
+from .guard import ToolCallGuard
+
+BASE_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
+
+
+class ProbeStopped(Exception):
+    """The probe's time is up: the auditor starts no new server for it."""
+
+
+def audit_env(workspace: Path, canary: str, *, program_dir: Path | None, tmp: Path) -> dict[str, str]:
+    """Nothing inherited, so a server cannot leak a secret the user happens to have in their shell;
+    plus a canary under two secret-looking names (the same names the verifier uses), so a leak shows."""
+    path = [str(program_dir)] if program_dir else []
+    path += [p for p in BASE_PATH if p not in path]
+    return {
+        "PATH": os.pathsep.join(path),
+        "HOME": str(workspace),
+        "TMPDIR": str(tmp),
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "HB_CANARY": canary,
+        "API_TOKEN": canary,
+    }
+
+
+class GuardedSession(WireSession):
+    """A wire session whose every outgoing frame passes the tool-call guard first."""
+
+    def __init__(self, argv: Sequence[str], *, cwd: Path, env: dict[str, str], pass_fds: Sequence[int], guard: ToolCallGuard) -> None:
+        self.guard = guard
+        super().__init__(argv, cwd=cwd, env=env, pass_fds=pass_fds)
+
+    def send_raw(self, data: bytes, *, timeout: float = 10.0) -> bool:
+        self.guard.check(data)
+        return super().send_raw(data, timeout=timeout)
+
+
+@dataclass(slots=True)
+class AuditTarget(Target):
+    """A Target the auditor can stop from another thread."""
+
+    guard: ToolCallGuard = field(default_factory=lambda: ToolCallGuard(allowed=None))
+    closed: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def start(self, *, pass_fds: Iterable[int] = (), extra_env: dict[str, str] | None = None) -> WireSession:
+        env = {**self.env, **(extra_env or {})}
+        with self.lock:  # held across the spawn, so kill() never misses a session being started
+            if self.closed:
+                raise ProbeStopped("the probe's time is up; no new server process is started")
+            session = GuardedSession(self.argv, cwd=self.workspace, env=env, pass_fds=tuple(pass_fds), guard=self.guard)
+            self.sessions.append(session)
+        return session
+
+    def _close(self) -> list[WireSession]:
+        with self.lock:
+            self.closed = True
+            return list(self.sessions)
+
+    def kill(self) -> None:
+        """Stop at once: SIGKILL every process group, then reap (used at a deadline)."""
+        sessions = self._close()
+        for s in sessions:
+            s.kill_group()
+        for s in sessions:
+            s.close(grace=0.2)
+
+    def wind_down(self) -> None:
+        """The ordinary end of a probe: close stdin, then SIGTERM, then SIGKILL, group and all."""
+        for s in self._close():
+            s.close(grace=0.5)
+
+    def canary_sightings(self) -> list[str]:
+        """Where the canary secret came back: ``stdout``/``stderr`` rows, excerpted around it.
+
+        A session the probe itself sent the canary to is skipped: an echo of
+        the probe's own input is the probe's business, not a leak.
+        """
+        seen: list[str] = []
+        for number, session in enumerate(self.sessions, 1):
+            sent = getattr(session, "_sent", ())  # the session's own record of what was written to stdin
+            if any(self.canary in line.text for line in sent):
+                continue
+            rows = [("stdout", m.line.text) for m in session.stdout] + [("stderr", ln.text) for ln in session.stderr_lines]
+            for stream, text in rows:
+                at = text.find(self.canary)
+                if at >= 0:
+                    excerpt = text[max(0, at - 80): at + len(self.canary) + 40]
+                    seen.append(f"{stream} of server process {number}: …{excerpt}…")
+        return seen
