@@ -1,0 +1,32 @@
+"""Small summaries for the home page: the gates with their counts, the scopes with theirs."""
+
+from __future__ import annotations
+
+import posixpath
+
+from ..model import Corpus
+from .labels import SCOPE_LABEL, SCOPE_MEANING
+from .links import gate_src
+
+
+def _rel(target: str, from_src: str) -> str:
+    return posixpath.relpath(target, posixpath.dirname(from_src) or ".")
+
+
+def gate_list(corpus: Corpus, *, from_src: str) -> str:
+    """A markdown list of the gates in checklist order, each linked, with its rule count and purpose."""
+    lines = []
+    for g in corpus.gates:
+        count = sum(1 for r in corpus.rules if r.gate == g.key)
+        summary = f": {g.summary}" if g.summary else ""
+        lines.append(f"{g.order}. [{g.title}]({_rel(gate_src(g.key), from_src)}) ({count}){summary}")
+    return "\n".join(lines)
+
+
+def scope_list(corpus: Corpus, *, from_src: str) -> str:
+    """A markdown list explaining each scope tag, with its count and a link to its tag page."""
+    lines = []
+    for scope, label in SCOPE_LABEL.items():
+        count = sum(1 for r in corpus.rules if r.scope == scope)
+        lines.append(f"- **[{label}]({_rel(f'tags/{scope}.md', from_src)})** ({count}): {SCOPE_MEANING[scope]}.")
+    return "\n".join(lines)

@@ -1,0 +1,21 @@
+"""mkdocs hooks (``hooks:`` in mkdocs.yml): forward build events to the installed package.
+
+Thin on purpose, like the macros pluglet: mkdocs loads this file by path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mkdocs.plugins import event_priority
+
+from mcp_handbook.site.build_events import add_pages, start_build
+
+
+@event_priority(100)  # before the macros and tags plugins read anything
+def on_config(config: Any) -> None:
+    start_build(config)
+
+
+def on_files(files: Any, config: Any) -> Any:
+    return add_pages(files, config)

@@ -1,0 +1,56 @@
+"""mkdocs-macros pluglet: registers the site's macros and renders rule pages.
+
+Thin on purpose: the corpus is parsed once per build (``state.site_data``);
+every function here only hands it, and the current page, to the package.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .downloads import downloads_list
+from .home import gate_list, scope_list
+from .labels import page_tags
+from .links import href
+from .rule_page import rule_page
+from .state import SiteData, site_data
+from .tables import overview_table
+from .worksheet_page import worksheet_app
+
+
+def _data(env: Any) -> SiteData:
+    return site_data(env.conf)
+
+
+def _src(env: Any) -> str:
+    return env.page.file.src_uri
+
+
+def define_env(env: Any) -> None:
+    env.macro(lambda: _data(env).corpus.version, "doctrine_version")
+    env.macro(lambda: len(_data(env).corpus.rules), "rule_count")
+    env.macro(lambda: gate_list(_data(env).corpus, from_src=_src(env)), "gate_list")
+    env.macro(lambda: scope_list(_data(env).corpus, from_src=_src(env)), "scope_list")
+    env.macro(lambda: overview_table(_data(env).corpus, from_src=_src(env), directory_urls=_data(env).directory_urls), "overview_table")
+    env.macro(lambda: worksheet_app(_data(env).corpus, from_src=_src(env), directory_urls=_data(env).directory_urls), "worksheet_app")
+    env.macro(
+        lambda: downloads_list(
+            version=_data(env).corpus.version,
+            prefix=href("downloads/", from_src=_src(env), directory_urls=_data(env).directory_urls).rstrip("/") + "/",
+        ),
+        "downloads_list",
+    )
+
+
+def on_pre_page_macros(env: Any) -> None:
+    """Replace a rule file's markdown with its full page, and tag it."""
+    data = _data(env)
+    if env.page.file.abs_src_path is None:
+        return  # a generated page
+    src = Path(env.page.file.abs_src_path).resolve().relative_to(data.corpus.root).as_posix()
+    rule = next((r for r in data.corpus.rules if r.path == src), None)
+    if rule is None:
+        return
+    env.markdown = rule_page(data.corpus, rule, data=data)
+    env.page.meta["tags"] = page_tags(rule)

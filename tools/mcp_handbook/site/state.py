@@ -1,0 +1,69 @@
+"""What one site build knows: the corpus (parsed once), the recorded proofs and the git history.
+
+The mkdocs hook loads it at the start of every build (``mkdocs serve``
+rebuilds included) and the macros pluglet reads the same object, so the
+content is parsed once per build however many readers there are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import evidence, load_corpus
+from ..model import Corpus, Rule, Snippet
+from .changes import Change, rule_changes
+
+
+class ContentError(Exception):
+    """The content does not lint; the build stops with every diagnostic."""
+
+
+@dataclass(slots=True)
+class SiteData:
+    """The model and everything derived from it that pages show."""
+
+    corpus: Corpus
+    proofs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Recorded proofs by snippet name (``snippets/evidence.json``)."""
+    history: dict[str, tuple[Change, ...]] = field(default_factory=dict)
+    """Commits by root-relative rule path."""
+    directory_urls: bool = True
+    _probe_sources: dict[str, str] = field(default_factory=dict)
+
+    def proof(self, rule: Rule, snippet: Snippet) -> tuple[dict[str, Any] | None, bool]:
+        """The recorded proof of a block and whether it is current for the block's code."""
+        return evidence.current_entry(rule, snippet, self.proofs, probe_sources=self._probe_sources)
+
+    def changes(self, rule: Rule) -> tuple[Change, ...]:
+        return self.history.get(rule.path, ())
+
+
+_BUILDS: dict[Path, SiteData] = {}
+
+
+def _root(config: Any) -> Path:
+    return Path(config["config_file_path"]).resolve().parent
+
+
+def load_site_data(config: Any) -> SiteData:
+    """Parse the content for this build; raise ContentError listing every diagnostic."""
+    root = _root(config)
+    corpus = load_corpus(root)
+    if corpus.diagnostics:
+        lines = "\n".join(str(d) for d in corpus.diagnostics)
+        raise ContentError(f"the content does not lint; run `mcp-handbook check`:\n{lines}")
+    data = SiteData(
+        corpus=corpus,
+        proofs=evidence.load(root),
+        history=rule_changes(root),
+        directory_urls=bool(config.get("use_directory_urls", True)),
+    )
+    _BUILDS[root] = data
+    return data
+
+
+def site_data(config: Any) -> SiteData:
+    """This build's data: loaded by the hook, or now when the hook is not configured."""
+    return _BUILDS.get(_root(config)) or load_site_data(config)
