@@ -34,7 +34,7 @@ LEVEL_RANK = {name: i for i, name in enumerate(LOG_LEVELS)}
 SPEC_CAPABILITIES = frozenset({"experimental", "logging", "completions", "prompts", "resources", "tools", "tasks"})
 INSTRUCTIONS_BUDGET = 2000
 """The handbook's ceiling for ``instructions``, in characters (an opinion, see OPS-007)."""
-EXIT_PROMPTLY = 2.0
+EXIT_PROMPTLY = 1.5
 """Seconds a server may take to exit once stdin is closed and nothing is in flight."""
 SLOW_SECONDS = 0.8
 """How long the in-flight call of the shutdown probe runs."""
@@ -364,7 +364,7 @@ def _judge_exit(name: str, session: WireSession, code: int | None, since: float)
     if code is None:
         problems.append(f"{name}: the server was still running {target_limit(session)}")
     elif code != 0:
-        problems.append(f"{name}: the server exited with status {code}" + (" (killed by the signal: no handler)" if code < 0 else ""))
+        problems.append(f"{name}: the server exited with status {code}" + (" (ended by the signal, not by an orderly exit)" if code < 0 else ""))
     if any("Traceback" in ln for ln in after):
         problems.append(f"{name}: a traceback on stderr instead of an orderly stop")
     if code is not None and not any(SHUTDOWN_LINE.search(ln) for ln in after):
@@ -441,7 +441,7 @@ def exit_on_stdin_eof(target: Target) -> Finding:
     waited = time.monotonic() - closed_at
     evidence = [">>> (stdin closed)", f"exit status {code} after {waited:.2f} s"]
     if code is None:
-        return failed(f"the server was still running {EXIT_PROMPTLY:.0f} s after stdin was closed: the client "
+        return failed(f"the server was still running {EXIT_PROMPTLY:.1f} s after stdin was closed: the client "
                       "must now escalate to SIGTERM and SIGKILL", *evidence, *session.transcript(limit=6))
     if code != 0:
         return failed(f"the server exited with status {code} on stdin EOF; a host reports that as a crash", *evidence)
@@ -635,7 +635,13 @@ def log_level_honoured(target: Target) -> Finding:
         tools = _callable_tools(target, list_tools(session, timeout=target.timeout))
     except WireTimeout as exc:
         return failed(f"tools/list got no answer: {exc}")
-    evidence: list[str] = []
+    # Activity servers usually log: a cancellation of an unknown request, read-only tools that need no
+    # arguments called with none (failing that, calls with an unknown argument, refused by validation).
+    bare = [(t["name"], {}) for t in tools if not (t.get("inputSchema") or {}).get("required")]
+    calls = bare[:2] or [(t["name"], {"hb_probe_unknown_argument": True}) for t in tools[:2]]
+    evidence: list[str] = ["activity at each level: notifications/cancelled for an unknown request, "
+                           f"{', '.join(f'{n}({compact(a)})' for n, a in calls) or '(no callable tool)'}, "
+                           "a call to a tool that does not exist"]
 
     def activity(level: str) -> list[dict[str, Any]]:
         mark = len(session.stdout)
@@ -643,9 +649,9 @@ def log_level_honoured(target: Target) -> Finding:
         evidence.append(f"logging/setLevel {level} -> {compact(response, 120)}")
         if "result" not in response:
             raise ValueError(f"logging/setLevel {level!r} was refused: {compact(response.get('error'), 160)}")
-        for tool in tools[:2]:  # invalid arguments: logged by most servers, executed by none
-            session.request("tools/call", {"name": tool["name"], "arguments": {"hb_probe_unknown_argument": True}},
-                            timeout=target.timeout)
+        session.notify("notifications/cancelled", {"requestId": "hb-probe-no-such-request", "reason": "probe"})
+        for tool, arguments in calls:
+            session.request("tools/call", {"name": tool, "arguments": arguments}, timeout=target.timeout)
         session.request("tools/call", {"name": "hb_probe_no_such_tool", "arguments": {}}, timeout=target.timeout)
         session.request("ping", timeout=target.timeout)
         session.wait_for(lambda _v: False, timeout=0.1)
