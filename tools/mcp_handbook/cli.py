@@ -79,6 +79,9 @@ def build_site(root: Path, site_dir: Path) -> Corpus:
     corpus = load_corpus(root)
     if corpus.diagnostics:
         raise UsageError("the content does not lint; run `mcp-handbook check`")
+    from .site.state import reuse_corpus
+
+    reuse_corpus(corpus)  # the site's hook takes this parse instead of parsing the content again
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=True)
     build(config)
@@ -120,7 +123,7 @@ def _add_filters(p: argparse.ArgumentParser) -> None:
         p.add_argument(f"--{name}", action="append", metavar=name.upper(), help=f"keep rules with this {name} (repeatable)")
 
 
-COMMAND_MODULES: tuple[str, ...] = ("mcp_handbook.contrib.commands", "mcp_handbook.export.cli", "mcp_handbook.report.cli", "mcp_handbook.audit.cli")
+COMMAND_MODULES: tuple[str, ...] = ("mcp_handbook.evidence_cmd", "mcp_handbook.contrib.commands", "mcp_handbook.export.cli", "mcp_handbook.report.cli", "mcp_handbook.audit.cli")
 """Modules that add commands: each has ``register(add)``, where ``add(name, fn, help)``
 returns the new subcommand's ArgumentParser. Add one line here per module."""
 

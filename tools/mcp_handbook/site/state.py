@@ -41,6 +41,12 @@ class SiteData:
 
 
 _BUILDS: dict[Path, SiteData] = {}
+_PRELOADED: dict[Path, Corpus] = {}
+
+
+def reuse_corpus(corpus: Corpus) -> None:
+    """Give the next build of ``corpus.root`` a corpus its caller already parsed, so it is parsed once."""
+    _PRELOADED[corpus.root] = corpus
 
 
 def _root(config: Any) -> Path:
@@ -50,7 +56,7 @@ def _root(config: Any) -> Path:
 def load_site_data(config: Any) -> SiteData:
     """Parse the content for this build; raise ContentError listing every diagnostic."""
     root = _root(config)
-    corpus = load_corpus(root)
+    corpus = _PRELOADED.pop(root, None) or load_corpus(root)
     if corpus.diagnostics:
         lines = "\n".join(str(d) for d in corpus.diagnostics)
         raise ContentError(f"the content does not lint; run `mcp-handbook check`:\n{lines}")
