@@ -118,3 +118,17 @@ def test_a_hostile_commit_stamp_is_never_passed_to_git(repo: Path, tmp_path: Pat
     code, _, err = run("report", str(ws), root=repo, capsys=capsys)
     assert code == 2 and "is unknown here" in err
     assert not (tmp_path / "pwned").exists()
+
+
+def test_an_export_from_uncommitted_content_is_stamped_dirty_and_judged_by_the_content(repo: Path, tmp_path: Path, capsys) -> None:
+    rules = {**DEFAULT_RULES, "SEC-003": {"title": "Refuse symlinks out of the workspace", "severity": "high", "gate": "security"}}
+    write_handbook(repo, rules=rules)  # a draft rule, not committed
+    ws = tmp_path / "ws.csv"
+    run("export", "worksheet", "-o", str(ws), root=repo, capsys=capsys)
+    assert f",{git(repo, 'rev-parse', 'HEAD')}-dirty," in ws.read_text()
+    (repo / "README.md").write_text("someone else commits meanwhile\n")
+    git(repo, "add", "README.md")
+    git(repo, "commit", "-q", "-m", "docs")  # HEAD moves; the draft rule stays uncommitted
+    fill(ws, {"SEC-003": ("Fail", "follows symlinks")})
+    code, out, err = run("report", str(ws), root=repo, capsys=capsys)
+    assert (code, err) == (1, "") and "FAIL SEC-003" in out

@@ -61,8 +61,15 @@ def _check_bundle(files: dict[str, str], rules, name: str) -> None:
         assert references.count(f"\n## {rule.id} · ") == 1, f"{rule.id} must have exactly one full entry"
         expected_inline = 1 if rule.severity == "high" else 0
         assert body.count(f"- **{rule.id}** ") == expected_inline, f"{rule.id} inline in SKILL.md"
-    for snippet in (s for r in rules for s in r.snippets):
-        assert (snippet.code.strip() in references) == (snippet.kind == "correct"), snippet.name
+    for rule in rules:
+        section = references.split(f"\n## {rule.id} · ", 1)[1].split("\n## ", 1)[0]
+        correct = [s.code.strip() for s in rule.snippets if s.kind == "correct"]
+        for snippet in rule.snippets:
+            code = snippet.code.strip()
+            if snippet.kind == "correct":
+                assert code in section, f"{snippet.name} is in its rule's reference entry"
+            else:  # left out, unless a CORRECT block of the same rule happens to contain the same text
+                assert code not in section or any(code in c for c in correct), f"{snippet.name} must be left out"
     for path in files:
         if path.startswith("references/"):
             assert f"]({path})" in body, f"SKILL.md links {path}"

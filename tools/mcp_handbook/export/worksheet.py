@@ -44,12 +44,25 @@ class Stamp:
         return filters_text(self.filters)
 
 
-def git_commit(root: Path) -> str:
+DIRTY = "-dirty"
+"""Suffix of a commit stamp when ``content/`` differs from that commit: the commit alone does not say what was exported."""
+
+
+def _git_out(root: Path, *args: str) -> str | None:
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10, check=True)
+        out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10, check=True)
     except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip()
+
+
+def git_commit(root: Path, *, content_dir: str = "content") -> str:
+    """``HEAD``'s commit, with ``-dirty`` when the content has uncommitted changes, or ``unknown`` outside git."""
+    head = _git_out(root, "rev-parse", "HEAD")
+    if not head:
         return "unknown"
-    return out.stdout.strip() or "unknown"
+    changed = _git_out(root, "status", "--porcelain", "--untracked-files=all", "--", content_dir)
+    return head + DIRTY if changed else head
 
 
 def export_date() -> str:
@@ -101,11 +114,12 @@ def to_csv(rows: list[dict[str, str]], stamp: Stamp) -> str:
     writer = csv.DictWriter(out, fieldnames=[*COLUMNS, *STAMP_COLUMNS], lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({**row, **_stamp_cells(stamp)})
+        writer.writerow({**row, **stamp_cells(stamp)})
     return out.getvalue()
 
 
-def _stamp_cells(stamp: Stamp) -> dict[str, str]:
+def stamp_cells(stamp: Stamp) -> dict[str, str]:
+    """The stamp as text cells, keyed by :data:`STAMP_COLUMNS` (CSV columns, the XLSX Stamp sheet)."""
     return {"doctrine_version": stamp.doctrine_version, "commit": stamp.commit, "date": stamp.date, "filters": stamp.filters_text}
 
 

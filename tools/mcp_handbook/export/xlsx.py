@@ -23,11 +23,9 @@ from openpyxl.writer.excel import ExcelWriter
 
 from ..fields import SEVERITIES
 from .files import FixedTimeZipFile, zip_time
-from .worksheet import COLUMNS, STATUSES, Stamp
+from .worksheet import COLUMNS, STATUSES, Stamp, stamp_cells
 
 ITEMS_SHEET, SUMMARY_SHEET, STAMP_SHEET = "Worksheet", "Summary", "Stamp"
-STAMP_FIELDS = ("doctrine_version", "commit", "date", "filters")
-"""Rows of the Stamp sheet: key in column A, value in column B."""
 WIDTHS = {"id": 11, "title": 60, "scope": 13, "stack": 12, "severity": 10, "gate": 18, "check": 11, "status": 10, "evidence": 50, "notes": 40}
 WRAPPED = {"title", "evidence", "notes"}
 STATUS_FILLS = {"Pass": "C6EFCE", "Fail": "FFC7CE", "N/A": "E7E6E6"}
@@ -96,10 +94,9 @@ def _summary_sheet(ws: Worksheet, stamp: Stamp, last: int) -> None:
 
 
 def _stamp_sheet(ws: Worksheet, stamp: Stamp) -> None:
-    values = {"doctrine_version": stamp.doctrine_version, "commit": stamp.commit, "date": stamp.date, "filters": stamp.filters_text}
-    ws.append(["field", "value"])
-    for key in STAMP_FIELDS:
-        ws.append([key, values[key]])
+    ws.append(["field", "value"])  # one row per stamp column: key in A, value in B
+    for key, value in stamp_cells(stamp).items():
+        ws.append([key, value])
     ws["A1"].font = ws["B1"].font = Font(bold=True)
     ws.column_dimensions["A"].width, ws.column_dimensions["B"].width = 18, 44
 

@@ -145,11 +145,12 @@ def _stamp(filled: Filled) -> tuple[str, str, str, Filters, list[Problem]]:
         problems.append(Problem(version_cell.place, "the doctrine version is empty"))
     commit = filled.stamp["commit"].value if "commit" in filled.stamp else ""
     filters_cell = filled.stamp.get("filters")
-    try:
-        filters = parse_filters_text(filters_cell.value if filters_cell else "")
-    except ValueError as exc:
-        problems.append(Problem(filters_cell.place, str(exc)))  # type: ignore[union-attr]
-        filters = parse_filters_text("")
+    filters = parse_filters_text("")
+    if filters_cell is not None:
+        try:
+            filters = parse_filters_text(filters_cell.value)
+        except ValueError as exc:
+            problems.append(Problem(filters_cell.place, str(exc)))
     return version, commit, filters_cell.value if filters_cell else "none", filters, problems
 
 

@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..export.worksheet import COLUMNS
 from .places import Place, Problem
 
 STAMP_KEYS = ("doctrine_version", "commit", "date", "filters")
@@ -120,4 +119,4 @@ def read_worksheet(path: Path, *, file: str | None = None) -> tuple[Filled | Non
     return _readers()[fmt](data, file)
 
 
-__all__ = ["COLUMNS", "STAMP_KEYS", "Cell", "Entry", "Filled", "Reader", "decode", "match_columns", "cells_of", "read_worksheet"]
+__all__ = ["STAMP_KEYS", "Cell", "Entry", "Filled", "Reader", "decode", "match_columns", "cells_of", "read_worksheet"]

@@ -7,6 +7,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from ..export.filters import filters_text, normalise
 from ..export.schemas import load_schema
 from ..export.worksheet import COLUMNS
 from .places import Place, Problem
@@ -31,6 +32,11 @@ def _schema_problems(document: Any, file: str) -> list[Problem]:
     return problems
 
 
+def _filters(value: Any) -> str:
+    """The JSON filters object in the stamp's text form, so every format reads back alike."""
+    return filters_text(normalise(value)) if isinstance(value, dict) else ""
+
+
 def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
 
@@ -48,7 +54,7 @@ def read_json(data: bytes, file: str) -> tuple[Filled | None, list[Problem]]:
         return None, [Problem(Place(file), "is not a worksheet: the top level must be an object with doctrine_version and items")]
     problems = _schema_problems(document, file)
     stamp = {
-        key: Cell(_text(document.get(key)) if key != "filters" else _filters_text(document.get(key)), Place(file, column=key, column_word="field"))
+        key: Cell(_text(document.get(key)) if key != "filters" else _filters(document.get(key)), Place(file, column=key, column_word="field"))
         for key in STAMP_KEYS
         if key in document
     }
@@ -60,10 +66,3 @@ def read_json(data: bytes, file: str) -> tuple[Filled | None, list[Problem]]:
             cells = {c: Cell(_text(item.get(c)), place.at(column=c)) for c in COLUMNS if c in item}
             entries.append(Entry(place, cells))
     return Filled(file, "json", stamp, tuple(entries)), problems
-
-
-def _filters_text(value: Any) -> str:
-    """The JSON filters object in the stamp's text form, so every format reads back alike."""
-    if not isinstance(value, dict):
-        return ""
-    return "; ".join(f"{k}={','.join(map(str, v))}" for k, v in value.items() if isinstance(v, list) and v) or "none"

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..export.worksheet import git_commit
+from ..export.worksheet import DIRTY, git_commit
 from ..fields import VERSION_PATTERN
 from ..history import Changes, HistoryError, commit_of_version, diff_corpora, load_corpus_at
 from ..model import Corpus
@@ -39,8 +39,9 @@ def _load(root: Path, ref: str) -> Corpus | None:
 
 
 def _candidates(root: Path, version: str, commit: str) -> list[tuple[str, bool]]:
-    """Refs to try, each with whether it was found by version (and so must hold that version)."""
-    refs = [(commit, False)] if COMMIT_PATTERN.match(commit) else []
+    """Refs to try, each with whether it must hold the stamp's version (found by version, or a dirty commit)."""
+    base = commit.removesuffix(DIRTY)
+    refs = [(base, base != commit)] if COMMIT_PATTERN.match(base) else []
     if VERSION_PATTERN.match(version):
         found = commit_of_version(root, version)
         if found:
@@ -53,7 +54,7 @@ def find_baseline(root: Path, current: Corpus, *, version: str, commit: str) -> 
     """The corpus the worksheet was exported from, or why it cannot be found."""
     head = git_commit(root)
     if version == current.version and (commit == head or not COMMIT_PATTERN.match(commit)):
-        return Baseline(current, "")
+        return Baseline(current, "")  # the same doctrine, or content that no commit describes: judge by what is here
     for ref, from_version in _candidates(root, version, commit):
         old = _load(root, ref)
         if old is None or (from_version and old.version != version):
