@@ -73,6 +73,7 @@ def make_checkout(dest: Path, project_root: Path) -> Checkout:
         else:
             shutil.copy(source, dest / name)
     repo = Checkout(dest)
+    repo.cli("snippets")  # others may be mid-edit in the real tree: start from fresh snippets
     repo.git("init", "-q", "-b", "main")
     repo.git("config", "user.name", "Contributor")
     repo.git("config", "user.email", "contributor@example.invalid")

@@ -146,7 +146,10 @@ def test_retiring_a_rule_needs_a_registry_entry_and_calls_for_a_major_release(ch
     }
     text = checkout.cli("diff", "with-rule").stdout
     assert 'content/handbook.yml:1: removed XMP-001 "Refuse a path argument that leaves the workspace before touching the disk" [major]' in text
-    assert "note: XMP-001 was removed without retirement" in text
+    assert (
+        "content/handbook.yml:1: note XMP-001 was removed without retirement; ids are never reused "
+        f'(hint: add `- {{id: XMP-001, retired_in: "{major}", replaced_by: NEW-ID}}` under `retired:` (or `replaced_by: null` with `reason:`))\n'
+    ) in text
 
     entry_line = retire(checkout, f'{{id: XMP-001, retired_in: "{major}", replaced_by: null, reason: "folded into SEC-001"}}')
     assert checkout.check_lines() == before
@@ -190,4 +193,5 @@ def test_a_rule_that_no_longer_parses_is_reported_as_such_not_as_removed(checkou
     new = checkout.check_lines() - before
     assert [(ln.split(":")[0], ln.split(" ")[1]) for ln in new if " HB050 " not in ln] == [(NEW_RULE_PATH, "HB003")]  # no HB024
     text = checkout.cli("diff", "with-rule").stdout
-    assert "removed XMP-001" not in text and f"note: {NEW_RULE_PATH} does not parse, so XMP-001 was not compared" in text
+    assert "removed XMP-001" not in text
+    assert f"{NEW_RULE_PATH}:1: note XMP-001 was not compared: the file does not parse (hint: run `mcp-handbook check`)" in text

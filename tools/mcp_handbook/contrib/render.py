@@ -37,7 +37,7 @@ def as_text(a: Assessment, *, base: str, head: str) -> str:
     for impact in a.impacts:
         lines.append(f"{impact.where}: {impact.kind} {impact.rule_id} \"{_title(a, impact)}\" [{impact.level}]")
         lines.extend(f"    {d}" for d in impact.details)
-    lines.extend(f"note: {n}" for n in a.notes)
+    lines.extend(str(n) for n in a.notes)
     return "\n".join(lines) + "\n"
 
 
@@ -62,7 +62,7 @@ def as_markdown(a: Assessment, *, base: str, head: str) -> str:
         level = f"**{i.level}**" if i.level == "major" else i.level
         out.append(f"| {i.kind} | **{i.rule_id}** {_md(_title(a, i))} | {_md_details(i)} | {level} |")
     if a.notes:
-        out += ["", "### Notes", "", *(f"- {_md(n)}" for n in a.notes)]
+        out += ["", "### Notes", "", *(f"- `{n.where}`: {_md(n.message)} ({_md(n.hint)})" for n in a.notes)]
     out += ["", "The bump follows the doctrine's versioning rules (content/versioning.md); a reviewer may raise it, e.g. when a reworded claim reverses the rule.", ""]
     return "\n".join(out)
 

@@ -53,6 +53,19 @@ class Impact:
 
 
 @dataclass(frozen=True, slots=True)
+class Note:
+    """Something the contributor should fix or know, where to look, and how."""
+
+    where: str
+    """``path:line``."""
+    message: str
+    hint: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: note {self.message} (hint: {self.hint})"
+
+
+@dataclass(frozen=True, slots=True)
 class Assessment:
     """A comparison of two doctrines, judged: what to call the next release, and why."""
 
@@ -62,7 +75,7 @@ class Assessment:
     """The highest level among the impacts; None when nothing changed."""
     suggested: str
     """The next version: the base version bumped by ``level`` (the base version when nothing changed)."""
-    notes: tuple[str, ...]
+    notes: tuple[Note, ...]
     old_rules: dict[str, Rule]
     new_rules: dict[str, Rule]
 
@@ -135,25 +148,27 @@ def _retirements(changes: Changes) -> list[Impact]:
     return impacts
 
 
-def _notes(changes: Changes, impacts: list[Impact], suggested: str, new_rules: dict[str, Rule]) -> list[str]:
+def _notes(changes: Changes, impacts: list[Impact], suggested: str) -> list[Note]:
     notes = [
-        f"{r.path}: {r.id} says `since: \"{r.since}\"`; the release that ships it is {suggested}"
+        Note(f"{r.path}:1", f"{r.id} says since \"{r.since}\", but the release that ships it is {suggested}", f'write `since: "{suggested}"`')
         for r in changes.added
         if r.since != suggested
     ]
     notes += [
-        f"{i.rule_id} was removed without retirement: add `- {{id: {i.rule_id}, retired_in: \"{suggested}\", replaced_by: NEW-ID}}` "
-        "under `retired:` in content/handbook.yml (or `replaced_by: null` with `reason:`)"
+        Note(i.where, f"{i.rule_id} was removed without retirement; ids are never reused",
+             f'add `- {{id: {i.rule_id}, retired_in: "{suggested}", replaced_by: NEW-ID}}` under `retired:` (or `replaced_by: null` with `reason:`)')
         for i in impacts
         if i.kind == "removed"
     ]
+    retired_now = {i.rule_id: i for i in impacts if i.kind == "retired"}
     notes += [
-        f"{e.get('id')} says `retired_in: \"{e.get('retired_in')}\"`; the release that retires it is {suggested}"
+        Note(retired_now[e["id"]].where, f"{e['id']} says retired_in \"{e.get('retired_in')}\", but the release that retires it is {suggested}",
+             f'write `retired_in: "{suggested}"`')
         for e in changes.retired
-        if e.get("retired_in") != suggested and any(i.rule_id == e.get("id") and i.kind == "retired" for i in impacts)
+        if e.get("id") in retired_now and e.get("retired_in") != suggested
     ]
     if impacts and changes.new_version not in (changes.old_version, suggested):
-        notes.append(f"content/handbook.yml says version {changes.new_version}, but these changes call for {suggested}")
+        notes.append(Note(f"{HANDBOOK}:1", f"version is {changes.new_version}, but these changes call for {suggested}", "a reviewer may raise the bump, never lower it"))
     return notes
 
 
@@ -172,6 +187,6 @@ def assess(
     impacts += _retirements(changes)
     level = _max([i.level for i in impacts])
     suggested = next_version(changes.old_version, level)
-    notes = [f"{r.path} does not parse, so {r.id} was not compared: run `mcp-handbook check`" for r in unknown]
-    notes += _notes(changes, impacts, suggested, new_rules)
+    notes = [Note(f"{r.path}:1", f"{r.id} was not compared: the file does not parse", "run `mcp-handbook check`") for r in unknown]
+    notes += _notes(changes, impacts, suggested)
     return Assessment(changes, tuple(impacts), level, suggested, tuple(notes), old_rules, new_rules)
