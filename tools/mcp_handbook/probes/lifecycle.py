@@ -36,7 +36,7 @@ INSTRUCTIONS_BUDGET = 2000
 """The handbook's ceiling for ``instructions``, in characters (an opinion, see OPS-007)."""
 EXIT_PROMPTLY = 1.5
 """Seconds a server may take to exit once stdin is closed and nothing is in flight."""
-SLOW_SECONDS = 0.8
+SLOW_SECONDS = 0.5
 """How long the in-flight call of the shutdown probe runs."""
 SHUTDOWN_LINE = re.compile(r"shut\s*down|shutting down", re.I)
 
@@ -82,7 +82,7 @@ def _callable_tools(target: Target, tools: list[dict[str, Any]]) -> list[dict[st
 
 def version_negotiation(target: Target) -> Finding:
     """Initialize with unsupported and with known revisions: supported ones are echoed, others never are."""
-    bogus = ("1999-01-01", "2099-12-31", MODERN_REVISION)
+    bogus = ("1999-01-01", MODERN_REVISION)  # older than any revision; newer than any with a handshake
     asked = (*bogus, *KNOWN_REVISIONS)
     sessions = {v: target.start() for v in asked}  # one server per question: initialize is once per session
     rids = {v: _send(s, "initialize", _init_params(v)) for v, s in sessions.items()}
@@ -515,6 +515,8 @@ def tools_list_paging(target: Target) -> Finding:
             cursor = result.get("nextCursor")
             if not cursor:
                 break
+            if not isinstance(cursor, str):
+                raise ValueError(f"nextCursor is {compact(cursor, 60)}, not a string")
             cursors.append(cursor)
         return names, cursors
 
@@ -619,8 +621,9 @@ def structured_stderr(target: Target) -> Finding:
 
 
 def _log_notes(session: WireSession, after: int) -> list[dict[str, Any]]:
-    return [m.value.get("params") or {} for m in session.stdout[after:]
-            if isinstance(m.value, dict) and m.value.get("method") == "notifications/message"]
+    return [m.value["params"] for m in session.stdout[after:]
+            if isinstance(m.value, dict) and m.value.get("method") == "notifications/message"
+            and isinstance(m.value.get("params"), dict)]
 
 
 def log_level_honoured(target: Target) -> Finding:
