@@ -73,6 +73,12 @@ def _mask(text: str, target: Target) -> str:
     return text.replace(target.canary, "<CANARY>") if target.canary else text
 
 
+def _show(value: Any, target: Target, limit: int = 300) -> str:
+    """``compact`` with the canary masked first, so a cut never shows part of it."""
+    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return compact(_mask(text, target).replace("\r", "\\r").replace("\n", "\\n"), limit)
+
+
 def _kind(schema: dict[str, Any]) -> Any:
     kind = schema.get("type")
     if isinstance(kind, list):
@@ -197,7 +203,7 @@ def _child_environment(target: Target, session: WireSession, tools: list[dict[st
     except WireTimeout as exc:
         raise _Abort(failed(f"{name}({compact(arguments, 80)}) did not answer: {exc}", *session.transcript(limit=8))) from None
     text = _shown(response)
-    evidence = [f"{name}({compact(arguments, 80)}) -> {_mask(compact(response, 400), target)}"]
+    evidence = [f"{name}({compact(arguments, 80)}) -> {_show(response, target, 400)}"]
     if refused(response) and not _parse_env(text):
         raise _Abort(not_applicable(f"{name} refused to run {arguments}; no child environment to inspect", *evidence))
     return _parse_env(text), text, evidence
@@ -263,7 +269,7 @@ def no_shell_evaluation(target: Target) -> Finding:
             evidence.append(f"{name}({compact(arguments, 90)}) -> no answer")
             continue
         text = _shown(response)
-        row = f"{name}({compact(arguments, 90)}) -> {compact(text, 160)}"
+        row = f"{name}({compact(arguments, 90)}) -> {_show(text, target, 160)}"
         evidence.append(row)
         if marker in text:
             evaluated.append(row)
@@ -295,6 +301,9 @@ def child_env_minimal(target: Target) -> Finding:
     if inherited:
         return failed(f"{len(inherited)} variable(s) of the server's own environment were passed through: "
                       f"{', '.join(inherited)}; build the child environment from an allow-list", *evidence)
+    if not env:
+        return passed("the child printed an empty environment (or the tool does not show the program's output): "
+                      "nothing of the server's environment is visible", *evidence)
     return passed(f"the child's environment holds {len(env)} variable(s), none inherited from the server "
                   "beyond fixed, non-secret names", *evidence)
 
@@ -328,6 +337,8 @@ def child_path_home_fixed(target: Target) -> Finding:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     evidence.insert(0, f"server started with PATH={extra['PATH']} HOME={parent_home}")
+    if not env and marker not in text:
+        return not_applicable("the child printed no environment, so its PATH and HOME cannot be read", *evidence)
     problems = []
     if marker in text:
         problems.append(f"the child ran the planted {planted}/… program: its PATH came from the server's environment")
@@ -403,7 +414,10 @@ def child_timeout_enforced(target: Target) -> Finding:
             return failed(f"no answer {allowed:.1f}s after a call with a {seconds:g}s timeout: the child was waited "
                           "on without a deadline", *evidence)
         elapsed = time.monotonic() - began
-        evidence.append(f"answered after {elapsed:.2f}s: {compact(_shown(response), 200)}")
+        evidence.append(f"answered after {elapsed:.2f}s: {_show(_shown(response), target, 200)}")
+        if refused(response) and elapsed < seconds * 0.8:
+            return not_applicable(f"{tool['name']} refused the call at once, so no child blocked on the FIFO and "
+                                  "the timeout was not exercised", *evidence)
         survivors: list[str] = []
         for _ in range(5):
             survivors = _processes_mentioning(fifo_name)
@@ -501,7 +515,7 @@ def secrets_redacted_in_logs(target: Target) -> Finding:
     calls = [(t["name"], {**_fill(t), "hb_probe_context": context}) for t in candidates]
     for name, arguments, response in _pipeline(session, calls, timeout=target.timeout):
         evidence.append(f"{name}(…, hb_probe_context={{api_token, settings.client_secret, headers[0].Authorization, "
-                        f"db.password}}) -> {_mask(compact(response, 140), target) if response else 'no answer'}")
+                        f"db.password}}) -> {_show(response, target, 140) if response else 'no answer'}")
     session.close(grace=1.0)
     stderr = [ln.text for ln in session.stderr_lines]
     notes = [m.line.text for m in session.stdout
@@ -544,7 +558,7 @@ def canary_never_leaks(target: Target) -> Finding:
     for line in session.stderr_lines:
         if target.canary in line.text:
             leaks.append(f"stderr: {_mask(line.text, target)[:260]}")
-    evidence = [f"{name}({compact(args, 60)}) -> {_mask(compact(resp, 120), target) if resp else 'no answer'}"
+    evidence = [f"{name}({compact(args, 60)}) -> {_show(resp, target, 120) if resp else 'no answer'}"
                 for name, args, resp in answers]
     if leaks:
         return failed(f"the server's secret appeared {len(leaks)} time(s) in what it wrote", *leaks[:6], *evidence[:6])
@@ -589,7 +603,7 @@ def no_code_evaluation(target: Target) -> Finding:
             evidence.append(f"{name}({compact(arguments, 80)}) -> no answer")
             continue
         text = _shown(response)
-        row = f"{name}({compact(arguments, 80)}) -> {_mask(compact(text, 160), target)}"
+        row = f"{name}({compact(arguments, 80)}) -> {_show(text, target, 160)}"
         if EVAL_MARK in text or (target.canary and target.canary in text):
             evaluated.append(row)
         elif len(evidence) < 8:
