@@ -113,3 +113,25 @@ def test_the_guard_reads_malformed_and_batched_frames_too() -> None:
     guard.check(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}\n')
     guard.check(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"no_such_tool"}}\n')
     assert guard.blocked == ["wipe", "wipe", "wipe"]
+
+
+def test_the_guard_trusts_the_session_listing_that_is_least_safe() -> None:
+    guard = ToolCallGuard.for_tools([{"name": "echo", "annotations": {"readOnlyHint": True}}], allow=frozenset())
+    call_echo = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}\n'
+    guard.check(call_echo, seen={"echo": True})
+    try:
+        guard.check(call_echo, seen={"echo": False})  # the server lists it differently now
+    except BlockedToolCall:
+        pass
+    else:
+        raise AssertionError("a tool the session lists as not read-only was called")
+
+
+def test_when_the_tools_are_unknown_only_named_tools_are_called() -> None:
+    guard = ToolCallGuard.for_tools([], allow=frozenset({"named"}), listed=False)
+    guard.check(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"named"}}\n')
+    try:
+        guard.check(b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"anything"}}\n')
+    except BlockedToolCall:
+        return
+    raise AssertionError("a tool of a server that never listed its tools was called")

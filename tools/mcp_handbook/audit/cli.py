@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,12 +30,13 @@ def _positive(text: str) -> float:
 
 
 def _corpus(args: argparse.Namespace) -> Corpus:
-    from ..cli import UsageError, find_root
+    from ..cli import find_root
 
     root = Path(args.root).resolve() if args.root else find_root(Path.cwd().resolve())
     corpus = load_corpus(root)
-    if corpus.diagnostics:
-        raise UsageError(f"the content has {len(corpus.diagnostics)} problem(s); run `mcp-handbook check` and fix them first")
+    if corpus.diagnostics:  # as for export: a draft rule elsewhere should not block an audit
+        print(f"mcp-handbook: warning: the content has {len(corpus.diagnostics)} problem(s) (run `mcp-handbook check`); "
+              "a rule that could not be read is not audited", file=sys.stderr)
     return corpus
 
 
@@ -43,11 +45,11 @@ def _output(args: argparse.Namespace) -> tuple[Path, str]:
     from ..cli import UsageError
 
     out = Path(args.output)
+    if out.is_dir():
+        raise UsageError(f"{out}: is a folder; -o names the worksheet file to write")
     fmt = args.format or out.suffix.lstrip(".").lower()
     if fmt not in formats():
         raise UsageError(f"{out}: cannot tell the format from the suffix; pass --format {'|'.join(formats())}")
-    if out.is_dir():
-        raise UsageError(f"{out}: is a folder; -o names the worksheet file to write")
     folder = next((p for p in (out.absolute().parent, *out.absolute().parents) if p.exists()), None)
     if folder is None or not os.access(folder, os.W_OK):
         raise UsageError(f"{out}: cannot write here ({folder} is not writable)")
@@ -68,6 +70,16 @@ def _options(args: argparse.Namespace, corpus: Corpus) -> AuditOptions:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..cli import EXIT_USAGE, UsageError
+
+    try:
+        return _audit(args)
+    except UsageError as exc:  # caught here: under `python -m`, main() knows another UsageError class
+        print(f"mcp-handbook: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _audit(args: argparse.Namespace) -> int:
     from ..cli import UsageError
 
     corpus = _corpus(args)
@@ -79,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     except AuditError as exc:
         raise UsageError(str(exc)) from None
     except KeyboardInterrupt:
-        print("mcp-handbook audit: interrupted; every server process it started was stopped")
+        print("mcp-handbook: audit interrupted; every server process it started was stopped", file=sys.stderr)
         return EXIT_INTERRUPTED
     try:
         write_audit_worksheet(corpus, result, fmt=fmt, path=out)

@@ -83,7 +83,7 @@ def _plan(corpus: Corpus, options: AuditOptions) -> dict[str, list[Rule]]:
 def _preflight(targets: _Targets, options: AuditOptions, deadline: float) -> tuple[ServerFacts, Contained]:
     facts = ServerFacts()
     wait = options.wait * 3  # a first start may be slow (imports, caches); later starts are warm
-    target = targets.make("preflight", wait=wait, guard=ToolCallGuard(allowed=None), allow=frozenset())
+    target = targets.make("preflight", wait=wait, guard=ToolCallGuard(allow=frozenset()), allow=frozenset())
     run = Contained("preflight", lambda t: handshake(facts, t), target, limit=min(wait * 2 + 5, deadline - time.monotonic()))
     run.start()
     while not run.done:
@@ -144,7 +144,7 @@ def run_audit(
     with tempfile.TemporaryDirectory(prefix="hb-audit-") as tmp:
         targets = _Targets(Path(tmp), argv, program_dir, f"hb-canary-{secrets.token_hex(8)}")
         facts, pre = _preflight(targets, options, deadline)
-        guard = ToolCallGuard.for_tools(facts.tools, allow=options.allow_tool_calls)
+        guard = ToolCallGuard.for_tools(facts.tools, allow=options.allow_tool_calls, listed=facts.tools_listed)
         wait = _probe_wait(facts, options)
         limit = max(options.probe_timeout, 4 * wait)
         plan = _plan(corpus, options)
@@ -154,8 +154,6 @@ def run_audit(
             probe = probes.get(name)
             if probe is None:
                 verdicts[name] = not_applicable(f"not run: the probe {name!r} is not in this toolchain")
-            elif probe.calls_tools and not facts.tools_listed:
-                verdicts[name] = not_applicable(f"not run: this probe calls tools, and {facts.describe()}")
             else:
                 target = targets.make(name, wait=wait, guard=guard, allow=options.allow_tool_calls)
                 queue.append(Contained(name, probe.run, target, limit=limit))

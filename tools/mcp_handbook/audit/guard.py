@@ -3,17 +3,18 @@
 Probes are asked to call only tools that :meth:`Target.may_call` allows, but
 the auditor does not take that on trust: every frame a probe writes to a
 server under audit passes :meth:`ToolCallGuard.check` first. A ``tools/call``
-naming a tool the server listed, that is neither annotated
-``readOnlyHint: true`` nor named by the user, is never written.
-
-Names the server did not list (a probe asking for ``no_such_tool`` to see the
-error) are let through: there is nothing behind them to harm.
+is written only for a tool the user named, or one every listing seen says is
+``readOnlyHint: true`` (the preflight's, and the session's own, since a server
+may list differently later). A name nobody listed (a probe asking for
+``no_such_tool`` to see the error) has nothing behind it to harm, so it goes
+through, unless the server never listed its tools at all: then nothing but
+the user's names does.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,53 +27,76 @@ class BlockedToolCall(Exception):
         self.tool = tool
 
 
-def read_only(tool: dict[str, Any]) -> bool:
+def read_only(tool: Mapping[str, Any]) -> bool:
     """The spec's own test: ``annotations.readOnlyHint`` is true (its default is false)."""
     annotations = tool.get("annotations")
     return isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
 
 
+def listed_tools(values: Iterable[Any]) -> dict[str, bool]:
+    """Tool name -> read-only, from every ``tools/list`` result among ``values`` (false if any says so)."""
+    seen: dict[str, bool] = {}
+    for value in values:
+        result = value.get("result") if isinstance(value, dict) else None
+        tools = result.get("tools") if isinstance(result, dict) else None
+        for tool in tools if isinstance(tools, list) else ():
+            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                seen[tool["name"]] = seen.get(tool["name"], True) and read_only(tool)
+    return seen
+
+
 @dataclass(slots=True)
 class ToolCallGuard:
-    """The tools of one server, split into those that may be called and those that may not."""
+    """The user's allowances plus what the preflight learnt about the server's tools."""
 
-    allowed: frozenset[str] | None
-    """Names that may be called; None means every tool (only for servers the user owns)."""
-    forbidden: frozenset[str] = frozenset()
-    """Listed tools that may not be called."""
+    allow: frozenset[str] | None
+    """Names the user allowed; None means every tool (only for servers the user owns)."""
+    known: dict[str, bool] = field(default_factory=dict)
+    """The preflight's tools/list: name -> read-only."""
+    listed: bool = False
+    """The preflight saw the tool list; when false, unknown names are not called either."""
     blocked: list[str] = field(default_factory=list)
     """Every tool name a probe tried to call and was refused, in order."""
 
     @classmethod
-    def for_tools(cls, tools: Iterable[dict[str, Any]], *, allow: frozenset[str] | None) -> ToolCallGuard:
-        """The guard for a server whose ``tools/list`` gave ``tools``; ``allow`` are the user's names."""
-        if allow is None:
-            return cls(allowed=None)
-        names = {t["name"]: t for t in tools if isinstance(t.get("name"), str)}
-        allowed = frozenset(n for n, t in names.items() if read_only(t)) | allow
-        return cls(allowed=allowed, forbidden=frozenset(names) - allowed)
+    def for_tools(cls, tools: Iterable[dict[str, Any]], *, allow: frozenset[str] | None, listed: bool = True) -> ToolCallGuard:
+        return cls(allow=allow, known=listed_tools([{"result": {"tools": list(tools)}}]), listed=listed)
 
-    def check(self, data: bytes) -> None:
-        """Raise :class:`BlockedToolCall` when ``data`` holds a call to a forbidden tool."""
-        if self.allowed is None or not self.forbidden or b"tools/call" not in data:
+    def permits(self, name: str, seen: Mapping[str, bool]) -> bool:
+        if self.allow is None or name in self.allow:
+            return True
+        flags = [where[name] for where in (self.known, seen) if name in where]
+        if flags:
+            return all(flags)
+        return self.listed or bool(seen)
+
+    def check(self, data: bytes, *, seen: Mapping[str, bool] | None = None) -> None:
+        """Raise :class:`BlockedToolCall` when ``data`` holds a call the guard does not permit.
+
+        ``seen`` is what the session's own ``tools/list`` answers said.
+        """
+        if self.allow is None or b"tools/call" not in data:
             return
         for line in data.split(b"\n"):
             if b"tools/call" in line:
-                tool = self._forbidden_in(line)
+                tool = self._refused_in(line, seen or {})
                 if tool is not None:
                     self.blocked.append(tool)
                     raise BlockedToolCall(tool)
 
-    def _forbidden_in(self, line: bytes) -> str | None:
+    def _refused_in(self, line: bytes, seen: Mapping[str, bool]) -> str | None:
         try:
             value = json.loads(line)
         except ValueError:
             # Not JSON: a lenient server might still make sense of it, so look for the names themselves.
-            return next((n for n in sorted(self.forbidden) if json.dumps(n).encode() in line), None)
+            if not (self.listed or seen):
+                return "(a tool of a server whose tools are unknown)"
+            names = sorted({*self.known, *seen})
+            return next((n for n in names if not self.permits(n, seen) and json.dumps(n).encode() in line), None)
         for message in value if isinstance(value, list) else [value]:
             if isinstance(message, dict) and message.get("method") == "tools/call":
                 params = message.get("params")
                 name = params.get("name") if isinstance(params, dict) else None
-                if isinstance(name, str) and name in self.forbidden:
+                if isinstance(name, str) and not self.permits(name, seen):
                     return name
         return None

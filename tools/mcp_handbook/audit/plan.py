@@ -17,7 +17,7 @@ STATUSES = ("FAIL", "PASS", "N/A")
 class AuditOptions:
     """How long the audit may take and what it may do to the server."""
 
-    timeout: float = 120.0
+    timeout: float = 300.0
     """Seconds for the whole audit; probes still running then are stopped, the rest are not started."""
     probe_timeout: float = 30.0
     """Seconds one probe may take (at least four answer waits)."""

@@ -16,6 +16,9 @@ from typing import Any
 from ..probes.base import Finding, Target, WireTimeout, compact, failed, list_tools, passed
 from ..wire import MAX_LINE_BYTES, WireSession
 
+FLOOD_LINES = 1000
+"""More non-JSON lines than this before any answer is a flood, not a banner."""
+
 
 @dataclass(slots=True)
 class ServerFacts:
@@ -54,6 +57,8 @@ def _what_happened(session: WireSession, exc: Exception) -> str:
     huge = [m for m in garbage if m.line.size > MAX_LINE_BYTES]
     if huge:
         return f"it answered with a {huge[0].line.size:,}-byte line, longer than the {MAX_LINE_BYTES:,} bytes the auditor reads as one message"
+    if len(garbage) > FLOOD_LINES:
+        return f"it flooded stdout with {len(garbage):,} non-JSON lines instead of an answer (first: {garbage[0].line.text[:80]!r})"
     if garbage:
         return f"it wrote {len(garbage)} non-JSON line(s) to stdout instead of an answer (first: {garbage[0].line.text[:120]!r})"
     return f"no answer ({exc})"

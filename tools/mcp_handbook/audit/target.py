@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..probes.base import Target
 from ..wire import WireSession
-from .guard import ToolCallGuard
+from .guard import ToolCallGuard, listed_tools
 
 BASE_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
 
@@ -50,7 +50,8 @@ class GuardedSession(WireSession):
         super().__init__(argv, cwd=cwd, env=env, pass_fds=pass_fds)
 
     def send_raw(self, data: bytes, *, timeout: float = 10.0) -> bool:
-        self.guard.check(data)
+        if b"tools/call" in data:
+            self.guard.check(data, seen=listed_tools(m.value for m in self.stdout))
         return super().send_raw(data, timeout=timeout)
 
 
@@ -58,7 +59,7 @@ class GuardedSession(WireSession):
 class AuditTarget(Target):
     """A Target the auditor can stop from another thread."""
 
-    guard: ToolCallGuard = field(default_factory=lambda: ToolCallGuard(allowed=None))
+    guard: ToolCallGuard = field(default_factory=lambda: ToolCallGuard(allow=None))
     closed: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 

@@ -1,0 +1,81 @@
+"""Hostile servers: the audit completes within its timeout, says what happened, shows no traceback, leaves no process.
+
+The audits mostly wait (on silence, on deadlines), so they are all started at
+once, each through the real command, and each test then checks its own.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from audit_helpers import CORE_RULES, Run, hostile, run_cli, still_running
+
+QUICK = ("--wait", "1", "--probe-timeout", "8", "--timeout", "30", *(a for r in CORE_RULES for a in ("--rule", r)))
+
+CASES = {
+    "banner": ((), "TRN-001 FAIL (high): 1 of"),
+    "silent": ((), "did not complete the handshake: no answer"),
+    "deaf": (("--no-read",), "did not complete the handshake: no answer"),
+    "flood": ((), "did not complete the handshake: it flooded stdout"),
+    "crash": ((), "exited with code 1 before answering; last stderr line: ModuleNotFoundError"),
+    "huge_lines": ((), "20,971,"),
+    "stubborn": ((), "TRN-002 FAIL (high)"),
+    "leaky": ((), "secret canary came back"),
+}
+
+
+def _audit(root: Path, folder: Path, name: str) -> Run:
+    args, _expected = CASES[name]
+    script = "silent" if name == "deaf" else name
+    command = hostile(script, *args, "--pidfile", str(folder / "pids"))
+    return run_cli(root, "audit", "-o", str(folder / _worksheet(name)), *QUICK, "--", *command, limit=60)
+
+
+def _worksheet(name: str) -> str:
+    """The banner's terminal escapes go into a workbook: the format least forgiving of control characters."""
+    return "audit.xlsx" if name == "banner" else "audit.csv"
+
+
+@pytest.fixture(scope="module")
+def audits(request: pytest.FixtureRequest, project_root: Path, tmp_path_factory: pytest.TempPathFactory):
+    """Every selected hostile audit, started at once: name -> (folder, future)."""
+    names = [item.callspec.params["name"] for item in request.session.items
+             if getattr(item, "originalname", "") == "test_a_hostile_server_is_reported_on_not_waited_on"]
+    with ThreadPoolExecutor(max_workers=max(1, len(names))) as pool:
+        started: dict[str, tuple[Path, Future[Run]]] = {}
+        for name in names:
+            folder = tmp_path_factory.mktemp(f"hostile-{name}")
+            started[name] = (folder, pool.submit(_audit, project_root, folder, name))
+        yield started
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_hostile_server_is_reported_on_not_waited_on(name: str, audits) -> None:
+    _args, expected = CASES[name]
+    folder, future = audits[name]
+    run = future.result(timeout=120)
+    pidfile, out = folder / "pids", folder / _worksheet(name)
+    assert run.code == 1, run.text  # each of them breaks at least one HIGH transport rule
+    assert expected in run.stdout, run.text
+    assert "Traceback (most recent call last)" not in run.text
+    assert out.is_file()
+    assert still_running(pidfile) == []
+
+
+def test_terminal_escapes_from_a_server_do_not_break_the_workbook(project_root: Path, audits) -> None:
+    folder, future = audits["banner"]
+    run = future.result(timeout=120)
+    assert run.code == 1 and "\x1b" not in run.stdout, run.text
+    report = run_cli(project_root, "report", str(folder / "audit.xlsx"), limit=60)
+    assert report.code == 1, report.text  # report reads the workbook back and agrees: a HIGH rule failed
+    assert "FAIL TRN-001" in report.stdout
+
+
+def test_the_whole_audit_keeps_to_its_time_budget(project_root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "audit.md"
+    run = run_cli(project_root, "audit", "-o", str(out), "--wait", "1", "--timeout", "6", "--", *hostile("silent"), limit=40)
+    assert run.code == 1, run.text
+    assert run.seconds < 6 + 10  # the budget, plus start-up, the corpus and stopping what still ran
+    assert "Traceback" not in run.text and out.is_file()

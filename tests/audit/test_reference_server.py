@@ -1,0 +1,34 @@
+"""The reference server audits clean, through the command a reviewer runs, and ``report`` agrees."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from audit_helpers import REFERENCE, run_cli
+
+from mcp_handbook import load_corpus
+from mcp_handbook.probes import PROBES
+
+
+def test_the_reference_server_audits_clean_and_report_agrees(project_root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "audit.json"
+    run = run_cli(project_root, "audit", "-o", str(out), "--", *REFERENCE, limit=120)
+    assert run.code == 0, run.text
+    assert "Traceback" not in run.text
+    assert f"{out}: wrote the worksheet" in run.stdout and "no HIGH rule failed: exit 0" in run.stdout
+
+    corpus = load_corpus(project_root)
+    automated = {r.id: r for r in corpus.rules if r.check == "automated" and r.probe in PROBES}
+    items = {item["id"]: item for item in json.loads(out.read_text())["items"]}
+    assert [i for i in items.values() if i["status"] == "Fail"] == []
+    for rule_id, rule in automated.items():
+        item = items[rule_id]
+        if PROBES[rule.probe].calls_tools:  # a probe may be N/A only when the guard kept it from a tool
+            assert item["status"] == "Pass" or "blocked" in item["evidence"], (rule_id, item["evidence"])
+        else:
+            assert item["status"] == "Pass", (rule_id, item["evidence"])
+    assert all(items[r.id]["status"] == "" for r in corpus.rules if r.check == "manual")
+
+    report = run_cli(project_root, "report", str(out), limit=60)
+    assert report.code == 0, report.text

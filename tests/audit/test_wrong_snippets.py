@@ -1,0 +1,69 @@
+"""The auditor and the verifier agree: every WRONG snippet, mounted into the reference server, fails its rule's audit.
+
+Each snippet is audited the way a reviewer audits a server (the same engine,
+preflight and containment), for its own rule only, so the whole set stays
+fast; the audits run a few at a time and each test waits for its own.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from audit_helpers import REFERENCE
+
+from mcp_handbook import load_corpus
+from mcp_handbook.audit import AuditOptions, AuditResult, run_audit
+from mcp_handbook.model import Rule, Snippet
+from mcp_handbook.probes import PROBES
+from mcp_handbook.verify import snippet_source
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = load_corpus(ROOT)
+OPTIONS = dict(allow_tool_calls=None, jobs=1, timeout=90.0)
+"""The reference server is ours: every tool may be called, as the verifier calls them."""
+
+
+def _wrong_snippets() -> list:
+    drafts = {d.location.path for d in CORPUS.diagnostics}  # a rule that does not lint is the linter's business
+    return [
+        pytest.param(rule, snippet, id=snippet.name)
+        for rule in CORPUS.rules
+        if rule.check == "automated" and rule.probe in PROBES and rule.path not in drafts
+        for snippet in rule.snippets_of("wrong")
+        if snippet.language == "python" and snippet.seam
+    ]
+
+
+def _audit(rule: Rule, snippet: Snippet) -> AuditResult:
+    with tempfile.TemporaryDirectory(prefix="hb-audit-snippet-") as tmp:
+        path = Path(tmp) / f"snippet_{snippet.name.replace('-', '_').replace('.', '_')}.py"
+        path.write_text(snippet_source(snippet), encoding="utf-8")
+        command = [*REFERENCE, "--seam", f"{snippet.seam}={path}"]
+        return run_audit(CORPUS, command, options=AuditOptions(rules=frozenset({rule.id}), **OPTIONS))
+
+
+@pytest.fixture(scope="module")
+def audits(request: pytest.FixtureRequest):
+    """Start the audit of every selected snippet at once; each test then waits for its own."""
+    selected = [item.callspec.params for item in request.session.items
+                if getattr(item, "originalname", "") == "test_a_wrong_snippet_fails_its_rules_audit"]
+    workers = min(8, 2 * (os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures: dict[str, Future[AuditResult]] = {
+            p["snippet"].name: pool.submit(_audit, p["rule"], p["snippet"]) for p in selected
+        }
+        yield futures
+
+
+@pytest.mark.parametrize(("rule", "snippet"), _wrong_snippets())
+def test_a_wrong_snippet_fails_its_rules_audit(rule: Rule, snippet: Snippet, audits) -> None:
+    result = audits[snippet.name].result(timeout=180)
+    [found] = [f for f in result.findings if f.rule.id == rule.id]
+    assert found.finding.status == "FAIL", (
+        f"{snippet.location}: {snippet.name} mounted at {snippet.seam}: the audit said {found.finding.status}, "
+        f"the verifier says FAIL: {found.finding.summary}\n" + "\n".join(found.finding.evidence[:8])
+    )
