@@ -281,10 +281,11 @@ def _bound_problems_of(schema: Any, root: dict[str, Any], where: str, depth: int
         props = _properties(schema)
         for name, sub in props.items():
             problems.extend(_bound_problems_of(sub, root, f"{where}.properties.{name}", depth + 1))
-        extra = schema.get("additionalProperties")
+        extra = schema.get("additionalProperties", True)
+        if extra is not False and schema.get("unevaluatedProperties") is not False and "maxProperties" not in schema:
+            kind = "map (additionalProperties schema)" if isinstance(extra, dict) else "object open to any keys"
+            problems.append(f"{where}: {kind} without maxProperties")
         if isinstance(extra, dict):
-            if "maxProperties" not in schema:
-                problems.append(f"{where}: map (additionalProperties schema) without maxProperties")
             problems.extend(_bound_problems_of(extra, root, f"{where}.additionalProperties", depth + 1))
     return problems
 
@@ -553,6 +554,21 @@ def no_catch_all_tools(target: Target) -> Finding:
 
 # -- arguments built from a schema (for the probes that call tools) ---------------------------------------------
 
+_EXAMPLE_IN_TEXT = re.compile(r"""\be\.\s?g\.,?\s*(?:\(?\s*)["'\u201c`]([^"'\u201d`\n]{1,200})["'\u201d`]""", re.I)
+
+
+def _described_example(schema: dict[str, Any]) -> str | None:
+    """The first quoted example in a string property's description ("e.g. \"docs/intro.md\"")."""
+    text = schema.get("description")
+    match = _EXAMPLE_IN_TEXT.search(text) if isinstance(text, str) else None
+    if match is None:
+        return None
+    value = match.group(1)
+    if len(value) > int(schema.get("maxLength", 10**6)) or len(value) < int(schema.get("minLength", 0)):
+        return None
+    return value
+
+
 def _sample(schema: Any, root: dict[str, Any], depth: int = 0) -> Any:
     """A value meant to satisfy ``schema``: its default, an example, its first enum value or a minimal value."""
     schema = _resolve(schema, root)
@@ -571,6 +587,9 @@ def _sample(schema: Any, root: dict[str, Any], depth: int = 0) -> Any:
     kinds = _types(schema) - {"null"} or {"string"}
     kind = sorted(kinds)[0] if len(kinds) > 1 else next(iter(kinds))
     if kind == "string":
+        example = _described_example(schema)
+        if example is not None:
+            return example
         low, high = int(schema.get("minLength", 1)), int(schema.get("maxLength", 8))
         return "a" * max(1, min(max(low, 1), high))
     if kind in ("integer", "number"):
