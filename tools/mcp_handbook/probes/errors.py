@@ -9,6 +9,7 @@ purpose, no tool with a side effect in the workspace) the probe says N/A and why
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import secrets
@@ -26,9 +27,10 @@ SEP_1303 = "2025-11-25"
 """The first revision in which invalid tool arguments are tool execution errors."""
 PATH_PARAMS = ("path", "file", "filename", "filepath", "file_path", "relative_path")
 FAILING_TOOL = re.compile(r"(^|[_.-])(fail|failing|error|crash|raise|throw)", re.I)
-SOURCE_PATH = re.compile(r"(?:/[^\s\"'<>:;]+)+\.(?:py|js|mjs|ts|go|rs|java|rb|php)\b|[A-Za-z]:\\[^\s\"']+")
+SOURCE_PATH = re.compile(r"(?<![\w:/.])(?:/[^\s\"'<>:;]+)+\.(?:py|js|mjs|ts|go|rs|java|rb|php)\b|\b[A-Za-z]:\\[^\s\"']+")
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+|^\s+at \S+ \(", re.M)
-REFERENCE = re.compile(r"\b(?:ref(?:erence)?|incident|error[ _-]?id|trace[ _-]?id)\b\W{0,3}([A-Za-z0-9-]{6,})", re.I)
+REFERENCE = re.compile(r"\b(?:ref(?:erence)?|incident|error[ _-]?id|trace[ _-]?id)\b\W{0,3}(?=[A-Za-z-]*\d)([A-Za-z0-9-]{6,})",
+                       re.I)
 ACTION = re.compile(r"\bAction:\s*(\S+(?:\s+\S+){2,})")
 
 
@@ -109,7 +111,8 @@ def _fill(schema: dict[str, Any]) -> Any:
     kind = kind[0] if isinstance(kind, list) and kind else kind
     if kind in ("integer", "number"):
         low = schema.get("minimum", schema.get("exclusiveMinimum", 0))
-        return int(low) + (1 if "exclusiveMinimum" in schema and "minimum" not in schema else 0)
+        low = low if isinstance(low, (int, float)) else 0
+        return math.floor(low) + 1 if "minimum" not in schema and "exclusiveMinimum" in schema else math.ceil(low)
     if kind == "string":
         return "x" * max(1, int(schema.get("minLength", 1)))
     return {"boolean": False, "array": [], "object": {}, "null": None}.get(kind, "x")
@@ -144,7 +147,8 @@ def _bad_cases(tool: dict[str, Any]) -> list[tuple[str, dict[str, Any], str]]:
     if required:
         name = required[0]
         cases.append((f"missing required '{name}'", _valid_arguments(tool, skip=name), name))
-    typed = [(n, s) for n, s in props.items() if s.get("type") in WRONG_TYPE and "enum" not in s]
+    typed = [(n, s) for n, s in props.items() if isinstance(s.get("type"), str) and s["type"] in WRONG_TYPE
+             and "enum" not in s]
     typed.sort(key=lambda item: item[0] not in required)  # required fields first
     if typed:
         name, schema = typed[0]
