@@ -31,6 +31,7 @@ SOURCE_PATH = re.compile(r"(?<![\w:/.])(?:/[^\s\"'<>:;]+)+\.(?:py|js|mjs|ts|go|r
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+|^\s+at \S+ \(", re.M)
 REFERENCE = re.compile(r"\b(?:ref(?:erence)?|incident|error[ _-]?id|trace[ _-]?id)\b\W{0,3}(?=[A-Za-z-]*\d)([A-Za-z0-9-]{6,})",
                        re.I)
+UNKNOWN_METHOD = "hb/no_such_method"
 ACTION = re.compile(r"\bAction:\s*(\S+(?:\s+\S+){2,})")
 
 
@@ -446,7 +447,7 @@ def _provoke(session: WireSession, target: Target, init: dict[str, Any]) -> list
     tools = _callable_tools(session, target)
     real = tools[0]["name"] if tools else None
     cases: list[tuple[str, Any, str, dict[str, Any]]] = [
-        ("unknown method hb/no_such_method", -32601, "hb/no_such_method", {}),
+        (f"unknown method {UNKNOWN_METHOD}", -32601, UNKNOWN_METHOD, {}),
         ("tools/call of an unknown tool", -32602, "tools/call", {"name": f"hb_no_such_tool_{secrets.token_hex(3)}"}),
         ("tools/call without a name", -32602, "tools/call", {"arguments": {}}),
         ("tools/list with a cursor the server never issued", -32602, "tools/list", {"cursor": "hb-not-a-cursor"}),
@@ -485,6 +486,8 @@ def protocol_error_codes(target: Target) -> Finding:
         if got != code:
             what = _describe(response) if got is None else f"code {got}"
             problems.append(f"{label}: expected JSON-RPC error {code}, got {what}")
+        elif code == -32601 and UNKNOWN_METHOD not in json.dumps(response["error"]):
+            problems.append(f"{label}: -32601 without naming the method, in message or data: {_describe(response)}")
     if problems:
         return failed(f"{len(problems)} protocol fault(s) got the wrong answer", *problems, *evidence)
     return passed(f"{len(evidence)} protocol faults got the standard codes", *evidence)
