@@ -744,7 +744,7 @@ def bounded_fuzz(target: Target) -> Finding:
     start = len(session.stdout)
     ids: list[str] = []
     deadline = time.monotonic() + min(max(target.timeout, 3.0), 8.0)
-    calls = calls[:160]
+    calls = calls[:120]
     for first in range(0, len(calls), 20):  # in chunks: the pipe is drained before each write
         chunk = list(range(first, min(first + 20, len(calls))))
         blob = b"".join(json.dumps({"jsonrpc": "2.0", "id": f"hb-fuzz-{n}", "method": "tools/call",
