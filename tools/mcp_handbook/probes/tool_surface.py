@@ -629,12 +629,25 @@ def _valid(schema: dict[str, Any], value: Any) -> bool:
 def _arguments(tool: dict[str, Any], **overrides: Any) -> dict[str, Any] | None:
     """Schema-valid arguments for ``tool`` (with ``overrides`` for the named properties), or None."""
     schema = _input_schema(tool)
-    args = _sample_object(schema, schema)
+    try:
+        args = _sample_object(schema, schema)
+    except (TypeError, ValueError, OverflowError):  # a malformed schema (e.g. "maxLength": "ten")
+        return None
     props = _properties(schema)
     for name, value in overrides.items():
         if name in props:
             args[name] = value
     return args if _valid(schema, args) else None
+
+
+def _annotations(tool: dict[str, Any]) -> dict[str, Any]:
+    ann = tool.get("annotations")
+    return ann if isinstance(ann, dict) else {}
+
+
+def _callable(target: Target, tool: dict[str, Any]) -> bool:
+    """``target.may_call``, with malformed annotations read as "not read-only"."""
+    return target.may_call({**tool, "annotations": _annotations(tool)})
 
 
 def _is_error(response: dict[str, Any]) -> bool:
@@ -665,7 +678,7 @@ def structured_output(target: Target) -> Finding:
     checked = 0
     for tool in declaring:
         name = _name(tool)
-        if not target.may_call(tool):
+        if not _callable(target, tool):
             evidence.append(f"{name}: not called (not read-only and not allowed)")
             continue
         args = _arguments(tool)
@@ -675,8 +688,8 @@ def structured_output(target: Target) -> Finding:
         try:
             response = call_tool(session, name, args, timeout=target.timeout)
         except WireTimeout as exc:
-            problems.append(f"{name}({compact(args, 80)}): no answer ({exc})")
-            continue
+            problems.append(f"{name}({compact(args, 80)}): no answer ({exc}); no further calls made")
+            break  # a server that stopped answering is not waited on again
         shown = f"{name}({compact(args, 80)}) -> {compact(response.get('result', response), 200)}"
         if _is_error(response):
             evidence.append(f"{shown} [an error result: nothing to check]")
@@ -733,7 +746,7 @@ def error_next_step(target: Target) -> Finding:
     session = target.start()
     try:
         session.initialize(timeout=target.timeout)
-        tools = [t for t in list_tools(session, timeout=target.timeout) if target.may_call(t)]
+        tools = [t for t in list_tools(session, timeout=target.timeout) if _callable(target, t)]
     except WireTimeout as exc:
         return failed(f"tools/list could not be read: {exc}", *session.transcript(limit=8))
     if not tools:
@@ -753,7 +766,7 @@ def error_next_step(target: Target) -> Finding:
                 if args is not None:
                     attempts.append((tool, f"{param} that does not exist", args))
                 break
-        if not schema.get("required") and (tool.get("annotations") or {}).get("readOnlyHint") is True:
+        if not schema.get("required") and _annotations(tool).get("readOnlyHint") is True:
             attempts.append((tool, "no arguments", {}))
     errors_seen = 0
     evidence: list[str] = []
@@ -763,8 +776,8 @@ def error_next_step(target: Target) -> Finding:
         try:
             response = call_tool(session, name, args, timeout=target.timeout)
         except WireTimeout as exc:
-            problems.append(f"{name} with {why}: no answer ({exc})")
-            continue
+            problems.append(f"{name} with {why}: no answer ({exc}); no further calls made")
+            break
         result = response.get("result")
         if not isinstance(result, dict) or not result.get("isError"):
             continue  # a success, or a JSON-RPC error (the error contract's rules judge those)
@@ -775,6 +788,9 @@ def error_next_step(target: Target) -> Finding:
             evidence.append(shown)
         else:
             problems.append(f"{shown}: no 'Action:' line")
+    silent = [p for p in problems if "no further calls made" in p]
+    if silent:
+        return failed("a tools/call got no answer, so its error could not be read", *problems[:8], *evidence[:4])
     if problems:
         return failed(f"{len(problems)} of {errors_seen} tool error(s) do not say what to do next", *problems[:8],
                       *evidence[:4])
@@ -812,14 +828,14 @@ def list_results_capped(target: Target) -> Finding:
     session = target.start()
     try:
         session.initialize(timeout=target.timeout)
-        tools = [t for t in list_tools(session, timeout=target.timeout) if target.may_call(t)]
+        tools = [t for t in list_tools(session, timeout=target.timeout) if _callable(target, t)]
     except WireTimeout as exc:
         return failed(f"tools/list could not be read: {exc}", *session.transcript(limit=8))
     evidence: list[str] = []
     problems: list[str] = []
     listings = 0
     for tool in tools:
-        if (tool.get("annotations") or {}).get("readOnlyHint") is False:
+        if _annotations(tool).get("readOnlyHint") is False:
             continue  # it says it writes: not a listing, and not to be called with made-up arguments here
         schema = _input_schema(tool)
         props = _properties(schema)
@@ -834,8 +850,8 @@ def list_results_capped(target: Target) -> Finding:
         try:
             response = call_tool(session, name, args, timeout=target.timeout * 2)
         except WireTimeout as exc:
-            problems.append(f"{name}({compact(args, 80)}): no answer ({exc})")
-            continue
+            problems.append(f"{name}({compact(args, 80)}): no answer ({exc}); no further calls made")
+            break
         if _is_error(response):
             continue
         text = json.dumps(response.get("result"), ensure_ascii=False)
