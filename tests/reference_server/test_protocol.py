@@ -183,3 +183,17 @@ def test_each_request_answered_once(client):
     seen = [client.recv()["id"] for _ in ids]
     assert seen == ids
     client.expect_silence(0.2)
+
+
+def test_an_id_that_overflows_a_double_is_answered_as_invalid(spawn) -> None:
+    client = spawn()
+    client.send_raw(b'{"jsonrpc":"2.0","id":1e400,"method":"ping"}\n')
+    answer = client.recv()
+    assert answer["id"] is None and answer["error"]["code"] == -32600
+    assert client.request("ping")["result"] == {}
+
+
+def test_set_level_with_a_non_string_level_is_invalid_params(spawn) -> None:
+    client = spawn()
+    answer = client.request("logging/setLevel", {"level": ["x"]})
+    assert answer["error"]["code"] == -32602

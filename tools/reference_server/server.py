@@ -46,7 +46,8 @@ def new_session_id() -> str:
 
 def _valid_id(value: Any) -> bool:
     kind = type(value)
-    return kind is str or kind is int or (kind is float and value == value)
+    # a float that overflowed to inf (e.g. 1e400) or NaN could never be written back as JSON
+    return kind is str or kind is int or (kind is float and value == value and abs(value) != float("inf"))
 
 
 def check_envelope(msg: Any) -> Any:
@@ -69,7 +70,7 @@ def check_envelope(msg: Any) -> Any:
         return seams.SEAMS["error_response"](echo, INVALID_REQUEST, 'Invalid Request: "method" must be a string')
     if has_id and echo is None:
         return seams.SEAMS["error_response"](None, INVALID_REQUEST,
-                                             'Invalid Request: "id" must be a string or a number (not null)')
+                                             'Invalid Request: "id" must be a string or a finite number (not null)')
     params = msg.get("params")
     if params is not None and type(params) is not dict:
         if not has_id:
@@ -148,7 +149,7 @@ class Server:
 
     def _set_level(self, message: dict[str, Any]) -> dict[str, Any]:
         level = (message.get("params") or {}).get("level")
-        if level not in RANK:
+        if type(level) is not str or level not in RANK:
             raise ProtocolError(INVALID_PARAMS, f"Invalid params: level must be one of {', '.join(LEVELS)}")
         LogState.client_rank = RANK[level]
         LogState.sink = self._client_log
