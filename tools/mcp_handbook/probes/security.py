@@ -652,6 +652,47 @@ def refused_path_logged(target: Target) -> Finding:
     return passed("each refused path was logged on stderr as sent, escaped onto one line", *evidence)
 
 
+# -- SEC-015: special files ------------------------------------------------------------------------------------
+
+@_guarded
+def special_files_refused(target: Target) -> Finding:
+    """Put a FIFO in the workspace and hand it to every path-taking tool; each must answer at once, and so must a ping."""
+    session, _, tools = _handshake(target)
+    candidates = [(t, p) for t in tools if target.may_call(t) for p in string_params(t, PATH_PARAMS)][:6]
+    if not candidates:
+        return not_applicable("no callable tool takes a path argument (path, file, filename, ...)")
+    fifo_name = f"hb-fifo-{secrets.token_hex(5)}"
+    fifo = target.workspace / fifo_name
+    os.mkfifo(fifo)
+    try:
+        calls = [(t["name"], _fill(t, **{p: fifo_name})) for t, p in candidates]
+        calls += [(t["name"], _fill(t)) for t in {id(t): t for t, _ in candidates}.values()]  # the FIFO merely present
+        answers = _pipeline(session, calls, timeout=2.0)
+        try:
+            ping: dict[str, Any] | None = session.request("ping", timeout=1.0)
+        except WireTimeout:
+            ping = None
+    finally:
+        try:  # release whatever blocked on the FIFO, then remove it
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            os.close(fd)
+        except OSError:
+            pass
+        try:
+            fifo.unlink()
+        except OSError:
+            pass
+    evidence = [f"{name}({compact(args, 90)}) -> {_show(resp, target, 140) if resp else 'NO ANSWER within 2s'}"
+                for name, args, resp in answers]
+    stuck = [row for row in evidence if row.endswith("NO ANSWER within 2s")]
+    if ping is None:
+        evidence.append("ping -> NO ANSWER within 1s")
+    if stuck or ping is None:
+        return failed(f"{len(stuck)} call(s) blocked on a FIFO in the workspace"
+                      + ("; the server stopped answering even ping" if ping is None else ""), *evidence)
+    return passed(f"{len(calls)} call(s) with a FIFO in the workspace answered at once, and so did ping", *evidence)
+
+
 # -- AUTH-005: no credentials in the tool surface --------------------------------------------------------------
 
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
@@ -748,4 +789,5 @@ PROBES = (
     Probe("refused_path_logged", refused_path_logged, "a refused path is logged raw and escaped on stderr",
           calls_tools=True),
     Probe("no_credential_parameters", no_credential_parameters, "no tool asks for or carries a credential"),
+    Probe("special_files_refused", special_files_refused, "a FIFO in the workspace blocks no call", calls_tools=True),
 )
