@@ -27,23 +27,27 @@ from .base import (
 
 # -- the tool listing, once per target ---------------------------------------------------------------------------
 
-_LISTINGS: OrderedDict[int, tuple[Target, list[dict[str, Any]]]] = OrderedDict()
+_LISTINGS: OrderedDict[int, tuple[Target, list[dict[str, Any]] | Finding]] = OrderedDict()
 _LISTINGS_LOCK = threading.Lock()
 _LISTINGS_KEPT = 4
 
 
 def _listing(target: Target) -> list[dict[str, Any]] | Finding:
-    """Every tool the target lists (all pages), or a FAIL finding when it could not be listed."""
+    """Every tool the target lists (all pages), or a FAIL finding when it could not be listed.
+
+    Both outcomes are kept for the target: a server that did not answer once is
+    not waited on again by the next static probe."""
     with _LISTINGS_LOCK:
         cached = _LISTINGS.get(id(target))
         if cached is not None and cached[0] is target:
             return cached[1]
     session = target.start()
+    tools: list[dict[str, Any]] | Finding
     try:
         session.initialize(timeout=target.timeout)
         tools = list_tools(session, timeout=target.timeout)
     except WireTimeout as exc:
-        return failed(f"tools/list could not be read: {exc}", *session.transcript(limit=8))
+        tools = failed(f"tools/list could not be read: {exc}", *session.transcript(limit=8))
     finally:
         session.close(grace=0.5)
     with _LISTINGS_LOCK:
@@ -51,6 +55,15 @@ def _listing(target: Target) -> list[dict[str, Any]] | Finding:
         while len(_LISTINGS) > _LISTINGS_KEPT:
             _LISTINGS.popitem(last=False)
     return tools
+
+
+def _known_silent(target: Target) -> Finding | None:
+    """The cached FAIL when this target already failed to list its tools (calling probes skip it)."""
+    with _LISTINGS_LOCK:
+        cached = _LISTINGS.get(id(target))
+    if cached is not None and cached[0] is target and isinstance(cached[1], Finding):
+        return cached[1]
+    return None
 
 
 def _name(tool: dict[str, Any]) -> str:
@@ -664,6 +677,9 @@ def _texts(result: dict[str, Any]) -> list[str]:
 def structured_output(target: Target) -> Finding:
     """Call every callable tool that declares outputSchema; a successful result must carry conforming
     structuredContent and the same JSON in a text block."""
+    silent = _known_silent(target)
+    if silent is not None:
+        return silent
     session = target.start()
     try:
         session.initialize(timeout=target.timeout)
@@ -743,6 +759,9 @@ NEXT_STEP = re.compile(r"\baction\s*:", re.I)
 def error_next_step(target: Target) -> Finding:
     """Provoke tool errors (missing or unexpected arguments, a path that does not exist); every isError
     result must carry an ``Action:`` line saying what to do next."""
+    silent = _known_silent(target)
+    if silent is not None:
+        return silent
     session = target.start()
     try:
         session.initialize(timeout=target.timeout)
@@ -813,6 +832,9 @@ TRUNCATION_SIGNS = re.compile(
 def list_results_capped(target: Target) -> Finding:
     """Put 1,200 files in the workspace; every tool call that lists them must return a bounded page
     and say that more exist."""
+    silent = _known_silent(target)
+    if silent is not None:
+        return silent
     folder = target.workspace / "hb_many"
     folder.mkdir(exist_ok=True)
     first = folder / "hb-item-0000.txt"
