@@ -132,3 +132,16 @@ def test_an_export_from_uncommitted_content_is_stamped_dirty_and_judged_by_the_c
     fill(ws, {"SEC-003": ("Fail", "follows symlinks")})
     code, out, err = run("report", str(ws), root=repo, capsys=capsys)
     assert (code, err) == (1, "") and "FAIL SEC-003" in out
+
+
+def test_a_content_change_without_a_version_bump_is_still_listed(repo: Path, tmp_path: Path, capsys) -> None:
+    ws = tmp_path / "ws.json"
+    run("export", "worksheet", "-o", str(ws), root=repo, capsys=capsys)
+    rules = {k: dict(v) for k, v in DEFAULT_RULES.items()}
+    rules["SEC-002"]["severity"] = "high"
+    write_handbook(repo, rules=rules)
+    commit_all(repo, "SEC-002 is high")
+    code, out, _ = run("report", str(ws), "--format", "json", root=repo, capsys=capsys)
+    since = json.loads(out)["since"]
+    assert code == 0 and (since["from_version"], since["to_version"]) == ("0.1.0", "0.1.0")
+    assert [(c["id"], c["fields"]) for c in since["changed"]] == [("SEC-002", [{"field": "severity", "old": "low", "new": "high"}])]

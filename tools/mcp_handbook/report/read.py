@@ -7,6 +7,7 @@ decided later, against the doctrine the worksheet was made from.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,12 +89,19 @@ def cells_of(values: Sequence[str], index: dict[str, int], place_of: Callable[[i
     return {name: Cell(values[i], place_of(i)) for name, i in index.items() if i < len(values)}
 
 
-def _readers() -> dict[str, Reader]:
-    from .read_json import read_json
-    from .read_text import read_csv, read_markdown
-    from .read_xlsx import read_xlsx
+READERS: dict[str, tuple[str, str]] = {
+    "md": ("read_text", "read_markdown"),
+    "csv": ("read_text", "read_csv"),
+    "json": ("read_json", "read_json"),
+    "xlsx": ("read_xlsx", "read_xlsx"),
+}
+"""Format -> (module, function): each reader is imported only when its format is read
+(openpyxl and jsonschema are slow to import, and a CSV report needs neither)."""
 
-    return {"md": read_markdown, "csv": read_csv, "json": read_json, "xlsx": read_xlsx}
+
+def reader_for(fmt: str) -> Reader:
+    module, name = READERS[fmt]
+    return getattr(importlib.import_module(f"{__package__}.{module}"), name)
 
 
 SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv", ".json": "json", ".xlsx": "xlsx"}
@@ -116,7 +124,7 @@ def read_worksheet(path: Path, *, file: str | None = None) -> tuple[Filled | Non
     fmt = detect_format(path, data)
     if fmt is None:
         return None, [Problem(Place(file), f"unknown worksheet format {path.suffix!r}; export one with `mcp-handbook export worksheet` (md, csv, json, xlsx)")]
-    return _readers()[fmt](data, file)
+    return reader_for(fmt)(data, file)
 
 
 __all__ = ["STAMP_KEYS", "Cell", "Entry", "Filled", "Reader", "decode", "match_columns", "cells_of", "read_worksheet"]

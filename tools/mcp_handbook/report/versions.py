@@ -9,6 +9,7 @@ are ever handed to git.
 from __future__ import annotations
 
 import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,16 @@ def _load(root: Path, ref: str) -> Corpus | None:
         return None
 
 
+def _content_unchanged_since(root: Path, commit: str, *, content_dir: str = "content") -> bool:
+    """True when ``content/`` here is exactly ``content/`` at ``commit``: no second parse is needed."""
+    try:
+        same = subprocess.run(["git", "diff", "--quiet", commit, "--", content_dir], cwd=root, capture_output=True, timeout=30)
+        extra = subprocess.run(["git", "ls-files", "--others", "--exclude-standard", "--", content_dir], cwd=root, capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return same.returncode == 0 and extra.returncode == 0 and not extra.stdout.strip()
+
+
 def _candidates(root: Path, version: str, commit: str) -> list[tuple[str, bool]]:
     """Refs to try, each with whether it must hold the stamp's version (found by version, or a dirty commit)."""
     base = commit.removesuffix(DIRTY)
@@ -55,6 +66,8 @@ def find_baseline(root: Path, current: Corpus, *, version: str, commit: str) -> 
     head = git_commit(root)
     if version == current.version and (commit == head or not COMMIT_PATTERN.match(commit)):
         return Baseline(current, "")  # the same doctrine, or content that no commit describes: judge by what is here
+    if version == current.version and _content_unchanged_since(root, commit):
+        return Baseline(current, "")  # HEAD moved, the doctrine did not
     for ref, from_version in _candidates(root, version, commit):
         old = _load(root, ref)
         if old is None or (from_version and old.version != version):
