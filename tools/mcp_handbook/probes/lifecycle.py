@@ -81,16 +81,12 @@ def _callable_tools(target: Target, tools: list[dict[str, Any]]) -> list[dict[st
 
 # -- transport: version negotiation, discovery, _meta, notifications --------------------------------
 
-def version_negotiation(target: Target) -> Finding:
-    """Initialize with unsupported and with known revisions: supported ones are echoed, others never are."""
-    bogus = ("1999-01-01", MODERN_REVISION)  # older than any revision; newer than any with a handshake
-    asked = (*bogus, *KNOWN_REVISIONS)
-    sessions = {v: target.start() for v in asked}  # one server per question: initialize is once per session
+def _ask_versions(target: Target, versions: tuple[str, ...], offered: dict[str, str],
+                  problems: list[str], evidence: list[str]) -> None:
+    """One server per question (a session negotiates once), started together; record each answer."""
+    sessions = {v: target.start() for v in versions}
     rids = {v: _send(s, "initialize", _init_params(v)) for v, s in sessions.items()}
-    offered: dict[str, str] = {}
-    problems: list[str] = []
-    evidence: list[str] = []
-    deadline = time.monotonic() + 3 * target.timeout  # the servers start at once and compete for the CPU
+    deadline = time.monotonic() + 2 * target.timeout  # the servers start at once and compete for the CPU
     for version, session in sessions.items():
         try:
             response = session.wait_for_id(rids[version], timeout=max(0.2, deadline - time.monotonic()))
@@ -108,15 +104,27 @@ def version_negotiation(target: Target) -> Finding:
             problems.append(f"initialize({version!r}) answered protocolVersion {got!r}, not a revision string")
         else:
             offered[version] = got
+
+
+def version_negotiation(target: Target) -> Finding:
+    """Initialize with unsupported and with known revisions: supported ones are echoed, others never are."""
+    bogus = ("1999-01-01", MODERN_REVISION)  # older than any revision; newer than any with a handshake
+    offered: dict[str, str] = {}
+    problems: list[str] = []
+    evidence: list[str] = []
+    _ask_versions(target, bogus, offered, problems, evidence)
     for version in bogus:
         if offered.get(version) == version:
             problems.append(f"the unsupported version {version!r} was echoed: the client now believes the server speaks it")
+    if problems:  # decided already: spare the known-revision round
+        return failed(f"{len(problems)} negotiation problem(s)", *problems, *evidence)
+    _ask_versions(target, KNOWN_REVISIONS, offered, problems, evidence)
     supported = {v for v in offered.values() if v not in bogus}
     for version in KNOWN_REVISIONS:
         if version in supported and offered.get(version, version) != version:
             problems.append(f"{version} is supported (the server offered it) but initialize({version!r}) "
                             f"was answered with {offered[version]!r}")
-    fallbacks = {offered[v] for v in bogus if v in offered and offered[v] != v}
+    fallbacks = {offered[v] for v in bogus if v in offered}
     if supported and fallbacks and min(fallbacks) < max(supported):
         problems.append(f"an unsupported version was answered with {min(fallbacks)}, not the latest the server "
                         f"supports ({max(supported)})")
