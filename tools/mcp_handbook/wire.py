@@ -23,6 +23,8 @@ MAX_LINE_BYTES = 8 * 1024 * 1024
 """Longest stdout line kept whole; longer lines are recorded truncated."""
 MAX_CAPTURE_BYTES = 32 * 1024 * 1024
 """Total stdout kept; beyond it output is drained and dropped (a flood)."""
+MAX_CAPTURE_LINES = 200_000
+"""Lines kept per stream; beyond it output is drained and dropped (a flood of short or empty lines)."""
 CHUNK = 65536
 
 
@@ -136,8 +138,8 @@ class WireSession:
     def _emit(self, name: str, cap: _Capture, data: bytes, size: int) -> None:
         at = time.monotonic() - self.started
         with self._lock:
-            cap.bytes_seen += size
-            if cap.bytes_seen > MAX_CAPTURE_BYTES:
+            cap.bytes_seen += size + 1  # the newline counts: a flood of empty lines is still a flood
+            if cap.bytes_seen > MAX_CAPTURE_BYTES or len(cap.lines) >= MAX_CAPTURE_LINES:
                 cap.flooded = True
                 self._lock.notify_all()
                 return
