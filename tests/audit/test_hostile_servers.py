@@ -79,3 +79,16 @@ def test_the_whole_audit_keeps_to_its_time_budget(project_root: Path, tmp_path: 
     assert run.code == 1, run.text
     assert run.seconds < 6 + 10  # the budget, plus start-up, the corpus and stopping what still ran
     assert "Traceback" not in run.text and out.is_file()
+
+
+def test_a_flood_of_empty_lines_is_cut_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcp_handbook import wire
+
+    monkeypatch.setattr(wire, "MAX_CAPTURE_LINES", 2000)  # the real cap, 200,000, takes too long to reach under load
+    session = wire.WireSession(hostile("blank_flood"), cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
+    try:
+        with pytest.raises(wire.WireTimeout, match="flooded stdout"):
+            session.initialize(timeout=30)
+        assert len(session.stdout) <= 2000
+    finally:
+        session.close(grace=0.2)
