@@ -352,13 +352,14 @@ def _slow_tool(target: Target, tools: list[dict[str, Any]]) -> tuple[str, dict[s
     """A callable tool that can be kept in flight for SLOW_SECONDS, with its arguments."""
     for tool in _callable_tools(target, tools):
         props = (tool.get("inputSchema") or {}).get("properties") or {}
-        delay = next((k for k in ("seconds", "delay", "delay_seconds", "duration") if (props.get(k) or {}).get("type") == "number"), None)
+        kinds = {k: v.get("type") for k, v in props.items() if isinstance(v, dict)} if isinstance(props, dict) else {}
+        delay = next((k for k in ("seconds", "delay", "delay_seconds", "duration") if kinds.get(k) == "number"), None)
         if tool["name"] != "slow_echo" and not (delay and (tool.get("annotations") or {}).get("readOnlyHint")):
             continue
         args: dict[str, Any] = {delay or "seconds": SLOW_SECONDS}
         for name in (tool.get("inputSchema") or {}).get("required") or ():
             if name not in args:
-                if (props.get(name) or {}).get("type") != "string":
+                if kinds.get(name) != "string":
                     break
                 args[name] = "hb-inflight"
         else:
@@ -374,7 +375,7 @@ def _judge_exit(name: str, session: WireSession, code: int | None, since: float)
     problems = []
     after = _stderr_after(session, since)
     if code is None:
-        problems.append(f"{name}: the server was still running {target_limit(session)}")
+        problems.append(f"{name}: the server was still running {time.monotonic() - session.started:.1f} s after it started")
     elif code != 0:
         problems.append(f"{name}: the server exited with status {code}" + (" (ended by the signal, not by an orderly exit)" if code < 0 else ""))
     if any("Traceback" in ln for ln in after):
@@ -382,10 +383,6 @@ def _judge_exit(name: str, session: WireSession, code: int | None, since: float)
     if code is not None and not any(SHUTDOWN_LINE.search(ln) for ln in after):
         problems.append(f"{name}: no shutdown line on stderr")
     return problems
-
-
-def target_limit(session: WireSession) -> str:
-    return f"{time.monotonic() - session.started:.1f} s after it started"
 
 
 def graceful_signal_shutdown(target: Target) -> Finding:
