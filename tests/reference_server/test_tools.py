@@ -197,3 +197,15 @@ def test_conformance_fixtures(spawn):
     schema = {t["name"]: t for t in client.request("tools/list")["result"]["tools"]}["json_schema_2020_12_tool"]
     assert schema["inputSchema"]["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert "address" in schema["inputSchema"]["$defs"]
+
+
+def test_a_fifo_in_the_workspace_never_freezes_the_server(spawn, workspace) -> None:
+    import os
+
+    os.mkfifo(workspace / "pipe")
+    client = spawn()
+    answer = client.call("read_file", {"path": "pipe"}, timeout=3)
+    assert answer["result"]["isError"] is True and "not a regular file" in text_of(answer)
+    found = client.call("search_files", {"query": "hello"}, timeout=3)
+    assert "hello.txt" in text_of(found)
+    assert client.request("ping", timeout=3)["result"] == {}

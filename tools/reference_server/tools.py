@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import stat
 import time
 
 from reference_server.errors import ToolError
@@ -42,18 +43,43 @@ def _relative(ctx: Context, path: Path) -> str:
     return str(path.relative_to(ctx.workspace.resolve())) or "."
 
 
+def open_regular(path: str | Path) -> Any:
+    """Open a file for reading only if it is a regular file.
+
+    O_NONBLOCK keeps open() from waiting on a FIFO (which would freeze the
+    reader thread until someone writes to it); fstat then refuses anything
+    that is not a regular file: FIFOs, sockets, devices.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise IsADirectoryError if stat.S_ISDIR(os.fstat(fd).st_mode) else _NotRegular()
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+class _NotRegular(OSError):
+    """The path names a FIFO, socket or device, not a regular file."""
+
+
 def read_file(args: dict[str, Any], ctx: Context) -> dict[str, Any]:
     """Bounded read: at most max_bytes, so one call cannot flood the model's context."""
     path = _resolve(ctx, args["path"])
     limit = args.get("max_bytes", 65536)
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             data = handle.read(limit + 1)
     except IsADirectoryError:
         raise ToolError(f"'{args['path']}' is a directory. Action: call list_directory with this path instead.") from None
     except FileNotFoundError:
         raise ToolError(f"'{args['path']}' does not exist in the workspace. "
                         "Action: call list_directory or search_files to find the right path.") from None
+    except _NotRegular:
+        raise ToolError(f"'{args['path']}' is not a regular file (a pipe, socket or device) and is never read. "
+                        "Action: choose a regular file; list_directory shows each entry's type.") from None
     except OSError as exc:
         raise ToolError(f"'{args['path']}' cannot be read ({exc.strerror or type(exc).__name__}). "
                         "Action: choose another file.") from None
@@ -115,8 +141,8 @@ def search_files(args: dict[str, Any], ctx: Context) -> dict[str, Any]:
             try:
                 if os.path.islink(full) or os.path.getsize(full) > SEARCH_MAX_FILE_BYTES:
                     continue  # symlinked files may point outside the workspace
-                with open(full, "rb") as handle:
-                    raw = handle.read()
+                with open_regular(full) as handle:  # a FIFO in the tree must not freeze the search
+                    raw = handle.read(SEARCH_MAX_FILE_BYTES + 1)
             except OSError:
                 continue  # unreadable: skip rather than fail the whole search
             scanned += 1
