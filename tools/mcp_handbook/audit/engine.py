@@ -95,11 +95,13 @@ def _preflight(targets: _Targets, options: AuditOptions, deadline: float) -> tup
     return facts, run
 
 
-def _probe_wait(facts: ServerFacts, options: AuditOptions) -> float:
-    """How long a probe waits for one answer: longer for a slow starter, short for a server that never answered."""
+def _probe_wait(facts: ServerFacts, options: AuditOptions, jobs: int) -> float:
+    """How long a probe waits for one answer: short for a server that never answered; longer for a
+    slow starter, whose start-up the preflight timed alone while probes start ``jobs`` of them at once."""
     if not facts.answered:
         return min(options.wait, 2.0)
-    return max(options.wait, 3 * facts.startup)
+    crowding = max(1.0, jobs / (os.cpu_count() or 1))
+    return max(options.wait, 3 * facts.startup * crowding)
 
 
 def _schedule(queue: deque[Contained], *, jobs: int, deadline: float, budget: float) -> dict[str, Contained]:
@@ -141,23 +143,14 @@ def run_audit(
     argv, program_dir = resolve_command(command)
     started = time.monotonic()
     deadline = started + options.timeout
-    with tempfile.TemporaryDirectory(prefix="hb-audit-") as tmp:
+    # an abandoned probe or an escaped grandchild may still hold a file in there: never fail on cleanup
+    with tempfile.TemporaryDirectory(prefix="hb-audit-", ignore_cleanup_errors=True) as tmp:
         targets = _Targets(Path(tmp), argv, program_dir, f"hb-canary-{secrets.token_hex(8)}")
         facts, pre = _preflight(targets, options, deadline)
-        guard = ToolCallGuard.for_tools(facts.tools, allow=options.allow_tool_calls, listed=facts.tools_listed)
-        wait = _probe_wait(facts, options)
-        limit = max(options.probe_timeout, 4 * wait)
         plan = _plan(corpus, options)
-        verdicts: dict[str, Finding] = {}
-        queue: deque[Contained] = deque()
-        for name in plan:
-            probe = probes.get(name)
-            if probe is None:
-                verdicts[name] = not_applicable(f"not run: the probe {name!r} is not in this toolchain")
-            else:
-                target = targets.make(name, wait=wait, guard=guard, allow=options.allow_tool_calls)
-                queue.append(Contained(name, probe.run, target, limit=limit))
-        runs = _schedule(queue, jobs=_jobs(options), deadline=deadline, budget=options.timeout)
+        jobs = _jobs(options)
+        queue, verdicts = _queue(plan, probes, targets, facts, options, jobs=jobs)
+        runs = _schedule(queue, jobs=jobs, deadline=deadline, budget=options.timeout)
         for run in queue:
             verdicts[run.name] = not_applicable(f"not run: the audit's {options.timeout:g} s time budget ran out first")
         canary = [f"{name}: {seen}" for name, run in [("preflight", pre), *runs.items()] for seen in run.target.canary_sightings()]
@@ -168,6 +161,26 @@ def run_audit(
             for name, rules in plan.items() for rule in rules
         )
     return AuditResult(tuple(argv), facts, findings, tuple(canary), time.monotonic() - started, options)
+
+
+def _queue(
+    plan: Mapping[str, list[Rule]], probes: Mapping[str, Probe], targets: _Targets, facts: ServerFacts,
+    options: AuditOptions, *, jobs: int,
+) -> tuple[deque[Contained], dict[str, Finding]]:
+    """One contained run per probe, each with its own target; a probe this toolchain lacks is N/A at once."""
+    guard = ToolCallGuard.for_tools(facts.tools, allow=options.allow_tool_calls, listed=facts.tools_listed)
+    wait = _probe_wait(facts, options, jobs)
+    limit = max(options.probe_timeout, 4 * wait)
+    queue: deque[Contained] = deque()
+    verdicts: dict[str, Finding] = {}
+    for name in plan:
+        probe = probes.get(name)
+        if probe is None:
+            verdicts[name] = not_applicable(f"not run: the probe {name!r} is not in this toolchain")
+            continue
+        target = targets.make(name, wait=wait, guard=guard, allow=options.allow_tool_calls)
+        queue.append(Contained(name, probe.run, target, limit=limit))
+    return queue, verdicts
 
 
 def _with_canary(finding: Finding, name: str, sightings: list[str]) -> Finding:
