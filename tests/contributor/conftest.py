@@ -1,5 +1,9 @@
 """A contributor's checkout in a temporary git repository: the real doctrine,
-copied, committed and tagged ``base``; the project's own repository is never touched."""
+copied, committed and tagged ``base``; the project's own repository is never touched.
+
+Only the seed rules are copied, not all of ``content/rules``: the scenario is about
+one contributor's rule, the copy stays fast, and rules others are writing at this
+moment cannot make it flaky."""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from mcp_handbook.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
 COPIED = ("mkdocs.yml", "content", "snippets", "CHANGELOG.md")
+SEED_RULES = ("security/path-containment.md", "transport/frame-size-cap.md", "transport/stdout-jsonrpc-only.md")
 EPOCH = "1798761600"  # 2027-01-01, so drafted changelog entries carry a known date
 
 
@@ -69,9 +74,13 @@ def make_checkout(dest: Path, project_root: Path) -> Checkout:
     for name in COPIED:
         source = project_root / name
         if source.is_dir():
-            shutil.copytree(source, dest / name, dirs_exist_ok=True)
+            shutil.copytree(source, dest / name, dirs_exist_ok=True, ignore=shutil.ignore_patterns("rules"))
         else:
             shutil.copy(source, dest / name)
+    for rule in SEED_RULES:
+        if (project_root / "content" / "rules" / rule).is_file():
+            (dest / "content" / "rules" / rule).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(project_root / "content" / "rules" / rule, dest / "content" / "rules" / rule)
     repo = Checkout(dest)
     repo.cli("snippets")  # others may be mid-edit in the real tree: start from fresh snippets
     repo.git("init", "-q", "-b", "main")
