@@ -1,9 +1,10 @@
-"""How long exporting and reporting take, on the real doctrine (grown to 64 rules if it is smaller).
+"""How long exporting and reporting take, on the real doctrine (grown to 64 rules if smaller).
 
     python benchmarks/bench_export.py [--runs 5]
 
-Prints medians of wall time and of CPU time (this machine is shared and
-noisy; CPU time is what the code costs). "parse" is ``load_corpus``, which
+Runs on a private git copy of the handbook, so other people's commits do not
+change what is measured. Prints medians of wall time and of CPU time (this
+machine is shared and noisy; CPU time is what the code costs). "parse" is ``load_corpus``, which
 every command pays once; "export all" is ``write_downloads`` (worksheet md,
 csv, json, xlsx, rules.json, the skill zip); "report" is reading a filled
 worksheet, checking it against the doctrine and rendering the findings. The
@@ -53,8 +54,14 @@ def line(label: str, figures: tuple[float, float], bar: str = "") -> None:
     print(f"  {label:<44} wall {wall * 1000:6.0f} ms   cpu {cpu * 1000:6.0f} ms   {bar}")
 
 
-def grown_copy(dest: Path, target: int) -> Path:
-    """The handbook copied to ``dest`` with its rule files repeated under fresh ids until ``target`` rules."""
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "-c", "commit.gpgsign=false", *args],
+                   cwd=root, capture_output=True, check=True, timeout=60)
+
+
+def handbook_copy(dest: Path, target: int) -> Path:
+    """The handbook copied to ``dest`` as a one-commit git repository, its rule files repeated
+    under fresh ids until it has at least ``target`` rules; nobody else commits there."""
     dest.mkdir(parents=True)
     for name in ("mkdocs.yml", "content"):
         src = ROOT / name
@@ -67,7 +74,18 @@ def grown_copy(dest: Path, target: int) -> Path:
         text = re.sub(r"^id: .*$", f"id: BEN-{n:03d}", source.read_text(), count=1, flags=re.M)
         text = re.sub(r"^related: .*$", "", text, flags=re.M)
         (source.parent / f"bench-{n:03d}.md").write_text(text)
+    git(dest, "init", "-q")
+    git(dest, "add", "-A")
+    git(dest, "commit", "-q", "-m", "doctrine as copied")
     return dest
+
+
+def change_one_rule(root: Path) -> None:
+    """Commit a severity change, so a report must load the worksheet's commit and diff."""
+    rule = sorted((root / "content" / "rules").rglob("*.md"))[0]
+    text = rule.read_text()
+    rule.write_text(re.sub(r"^severity: (\w+)$", lambda m: "severity: " + ("low" if m.group(1) != "low" else "high"), text, count=1, flags=re.M))
+    git(root, "commit", "-q", "-am", "change one rule")
 
 
 def fill_csv(path: Path) -> None:
@@ -96,7 +114,7 @@ def bench(root: Path, runs: int, work: Path) -> None:
         assert not isinstance(result, list), [str(p) for p in result]
         return render_text(result)
 
-    print(f"{root}: {len(corpus.rules)} rules, doctrine {corpus.version}")
+    print(f"{len(corpus.rules)} rules (the real doctrine, grown to {TARGET_RULES} if smaller), doctrine {corpus.version}")
     line("parse (load_corpus)", medians(lambda: load_corpus(root), runs))
     line("export all six downloads, parsed corpus", medians(lambda: write_downloads(corpus, downloads), runs))
     line("export all six downloads incl. parse", medians(lambda: write_downloads(load_corpus(root), downloads), runs), "bar 2000 ms")
@@ -106,6 +124,9 @@ def bench(root: Path, runs: int, work: Path) -> None:
     cli = [sys.executable, "-m", "mcp_handbook.cli", "--root", str(root)]
     line("console: export worksheet -o x.xlsx", medians(lambda: subprocess.run([*cli, "export", "worksheet", "-o", str(work / "x.xlsx")], capture_output=True, check=True), runs))
     line("console: report filled.csv", medians(lambda: subprocess.run([*cli, "report", str(filled)], capture_output=True), runs))
+    change_one_rule(root)
+    print("after a commit that changes one rule (the report loads the worksheet's commit and diffs):")
+    line("report filled CSV incl. both parses", medians(lambda: report(filled, load_corpus(root)), runs))
 
 
 def main() -> None:
@@ -114,8 +135,7 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="hb-bench-") as tmp:
         work = Path(tmp)
-        root = ROOT if len(load_corpus(ROOT).rules) >= TARGET_RULES else grown_copy(work / "grown", TARGET_RULES)
-        bench(root, args.runs, work)
+        bench(handbook_copy(work / "hb", TARGET_RULES), args.runs, work)
 
 
 if __name__ == "__main__":
