@@ -1,6 +1,8 @@
 """Concurrency and process lifecycle: cancellation, logging, signals, EOF."""
 from __future__ import annotations
 
+import json
+
 import signal
 import time
 
@@ -100,3 +102,11 @@ def test_stdin_eof_lets_a_short_call_finish(client):
     client.close_stdin()
     assert text_of(client.response("last")) == "done"
     assert client.wait() == 0
+
+
+def test_client_log_notifications_carry_no_traceback_or_workspace(client) -> None:
+    client.request("logging/setLevel", {"level": "debug"})
+    client.call("fail_always", {})
+    sent = json.dumps(client.notifications)
+    assert client.notifications, "no notifications/message at debug level"
+    assert "Traceback" not in sent and "traceback" not in sent and ".py" not in sent

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 SIGNAL_DRAIN_SECONDS = 15.0  # longest test tool (slow_echo) is 10 s
 EOF_DRAIN_SECONDS = 2.0
 _IGNORE = object()
+OPERATOR_ONLY_FIELDS = frozenset({"traceback", "workspace"})
+"""Log fields written to stderr but never sent to the client in notifications/message."""
 INSTRUCTIONS = ("Tools work only inside one workspace directory. Find files with list_directory or search_files, "
                 "read them with read_file. append_note is the only tool with a side effect (it appends to notes.md).")
 
@@ -126,9 +128,11 @@ class Server:
         if getattr(self._local, "in_sink", False) or self._stop:
             return
         self._local.in_sink = True
+        # operator-only detail (tracebacks, file-system layout) stays on stderr (2025-11-25 logging, security)
+        safe = {k: v for k, v in fields.items() if k not in OPERATOR_ONLY_FIELDS}
         try:
             self.send({"jsonrpc": "2.0", "method": "notifications/message",
-                       "params": {"level": level, "logger": SERVER_NAME, "data": {"event": event, **fields}}})
+                       "params": {"level": level, "logger": SERVER_NAME, "data": {"event": event, **safe}}})
         finally:
             self._local.in_sink = False
 
@@ -180,7 +184,9 @@ class Server:
             report_seam_error("dispatch", exc)
             response = None
         if "id" not in msg:
-            return  # a notification never gets a response
+            if response is not None:  # the dispatch seam owns this rule (TRN-009): what it returns is sent
+                self.send(response)
+            return
         if response is None:
             response = seams.SEAMS["error_response"](msg["id"], INTERNAL_ERROR, "Internal error: no response")
         elif response.get("result") is DEFERRED:
