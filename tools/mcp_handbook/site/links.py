@@ -7,6 +7,8 @@ hand, and stay right whether or not ``use_directory_urls`` is set.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
@@ -27,6 +29,7 @@ def gate_src(gate_key: str) -> str:
     return f"rules/{gate_key}/index.md"
 
 
+@lru_cache(maxsize=4096)  # every table row asks for several; a File is not cheap to make
 def page_url(src: str, *, directory_urls: bool = True) -> str:
     """The site URL of a docs page, relative to the site root."""
     return File(src, None, "", directory_urls).url

@@ -1,0 +1,110 @@
+"""Recorded proofs (snippets/evidence.json): current for the committed blocks, detected stale when a block
+changes, re-recorded without a byte of noise, and never shown on a page as if current when they are not."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcp_handbook import evidence, load_corpus
+from mcp_handbook.model import Corpus, Rule, Snippet
+from mcp_handbook.probes import Finding
+from mcp_handbook.site.proofs import proof_panel
+from mcp_handbook.site.state import SiteData
+from mcp_handbook.verify import Verdict
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mcp_handbook.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def handbook(tmp_path: Path, project_root: Path) -> Path:
+    """A copy of the real handbook to change freely."""
+    dest = tmp_path / "hb"
+    dest.mkdir()
+    for name in ("mkdocs.yml", "content", "snippets"):
+        src = project_root / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name)
+    return dest
+
+
+def _proved_block(corpus: Corpus) -> tuple[Rule, Snippet]:
+    return next((r, s) for r in corpus.rules for s in r.snippets if evidence.provable(r, s) and s.kind == "wrong")
+
+
+def test_committed_proofs_are_current_for_every_block(project_root: Path) -> None:
+    state = evidence.check(load_corpus(project_root))
+    assert state.fresh, "\n".join(state.lines())
+
+
+def test_editing_a_block_makes_its_proof_stale_at_its_line_until_recorded_again(handbook: Path) -> None:
+    rule, block = _proved_block(load_corpus(handbook))
+    path = handbook / rule.path
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines[block.code_line - 1] += "  # edited"
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+    stale = cli("evidence", "--check", cwd=handbook)
+    assert stale.returncode == 1
+    assert f"{rule.path}:{block.location.line}: {rule.id} WRONG block {block.index}: its recorded proof is for other code" in stale.stdout
+
+    recorded = cli("evidence", "-k", rule.id, cwd=handbook)
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    assert rule.path not in cli("evidence", "--check", cwd=handbook).stdout
+
+
+def test_recording_an_unchanged_proof_again_changes_no_byte(handbook: Path) -> None:
+    rule, _ = _proved_block(load_corpus(handbook))
+    before = (handbook / evidence.EVIDENCE_FILE).read_bytes()
+    result = cli("evidence", "-k", rule.id, cwd=handbook)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "unchanged" in result.stdout
+    assert (handbook / evidence.EVIDENCE_FILE).read_bytes() == before
+
+
+def test_an_entry_for_a_removed_block_is_reported(handbook: Path) -> None:
+    data = json.loads((handbook / evidence.EVIDENCE_FILE).read_text(encoding="utf-8"))
+    data["snippets"]["XXX-999.wrong1"] = {"key": "sha256:0"}
+    (handbook / evidence.EVIDENCE_FILE).write_text(json.dumps(data), encoding="utf-8")
+    result = cli("evidence", "--check", cwd=handbook)
+    assert result.returncode == 1 and "snippets/evidence.json: XXX-999.wrong1 no longer matches any block" in result.stdout
+
+
+def test_scrub_removes_what_differs_between_runs() -> None:
+    import tempfile
+
+    raw = f"{tempfile.gettempdir()}/hb-verify-a1b2_c3/ws/x hb-canary-0123456789abcdef at 2026-01-02T03:04:05.678Z 12345678-1234-1234-1234-123456789abc"
+    assert evidence.scrub(raw) == "$TMP/ws/x hb-canary-… at <time> <uuid>"
+
+
+def test_a_stale_proof_is_flagged_on_the_page_never_shown_as_current(handbook: Path) -> None:
+    corpus = load_corpus(handbook)
+    rule, block = _proved_block(corpus)
+    proofs = evidence.load(handbook)
+    proofs[block.name] = {**proofs[block.name], "key": "sha256:old"}
+    panel = proof_panel(SiteData(corpus=corpus, proofs=proofs), rule, block)
+    assert "Proof out of date" in panel and "Proved" not in panel and "<pre>" not in panel
+    del proofs[block.name]
+    assert "No recorded proof" in proof_panel(SiteData(corpus=corpus, proofs=proofs), rule, block)
+
+
+def test_a_failed_proof_is_recorded_and_shown_as_not_proved(handbook: Path) -> None:
+    corpus = load_corpus(handbook)
+    rule, block = _proved_block(corpus)
+
+    def wrong_passes(snippet: Snippet, r: Rule) -> Verdict:
+        expected = "FAIL" if snippet.kind == "wrong" else "PASS"
+        return Verdict(snippet, expected, Finding("PASS", "nothing escaped", (">>> x", "<<< y")))
+
+    entries, verdicts = evidence.record(corpus, rule_ids=[rule.id], verifier=wrong_passes)
+    assert [v.ok for v in verdicts if v.snippet.kind == "wrong"] == [False] * len(rule.snippets_of("wrong"))
+    assert entries[block.name]["ok"] is False and entries[block.name]["status"] == "PASS"
+    panel = proof_panel(SiteData(corpus=corpus, proofs=entries), rule, block)
+    assert "✗ Not proved" in panel and re.search(r"expected probe .* to say <strong>FAIL</strong>, it said <strong>PASS</strong>", panel)
