@@ -99,11 +99,11 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     root = _root(args)
-    site_dir = root / "site"
+    site_dir = Path(args.site_dir).resolve() if args.site_dir else root / "site"
     build_site(root, site_dir)
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site_dir))
     with http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler) as server:
-        print(f"serving the handbook at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)")
+        print(f"serving the handbook at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)", flush=True)
         try:
             server.serve_forever()
         except KeyboardInterrupt:
@@ -146,6 +146,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--site-dir", help="output folder (default: site/)")
     p = add("serve", cmd_serve, "build the site and serve it on 127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--site-dir", help="output folder (default: site/)")
     p = add("verify", cmd_verify, "prove every snippet (runs pytest on content/)")
     p.add_argument("pytest_args", nargs=argparse.REMAINDER, help="extra pytest arguments, e.g. -k TRN-001")
     for module_name in COMMAND_MODULES:
