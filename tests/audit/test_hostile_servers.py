@@ -6,6 +6,11 @@ once, each through the real command, and each test then checks its own.
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -92,3 +97,24 @@ def test_a_flood_of_empty_lines_is_cut_off(tmp_path: Path, monkeypatch: pytest.M
         assert len(session.stdout) <= 2000
     finally:
         session.close(grace=0.2)
+
+
+def test_stopping_the_auditor_stops_every_server_it_started(project_root: Path, tmp_path: Path) -> None:
+    pidfile = tmp_path / "pids"
+    command = hostile("stubborn", "--pidfile", str(pidfile))
+    argv = [sys.executable, "-m", "mcp_handbook.cli", "--root", str(project_root), "audit", "-o", str(tmp_path / "a.md"),
+            "--", *command]
+    auditor = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(pidfile.read_text().split() if pidfile.exists() else ()) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)  # wait until probes' servers (and their children) are running
+        auditor.send_signal(signal.SIGTERM)
+        _out, err = auditor.communicate(timeout=30)
+    finally:
+        if auditor.poll() is None:
+            os.killpg(auditor.pid, signal.SIGKILL)
+            auditor.communicate()
+    assert auditor.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert still_running(pidfile) == []

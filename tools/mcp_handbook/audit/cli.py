@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +19,10 @@ from .summary import summary_lines
 
 EXIT_INTERRUPTED = 130
 DEFAULTS = AuditOptions()
+
+
+def _interrupt(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def _positive(text: str) -> float:
@@ -86,6 +92,8 @@ def _audit(args: argparse.Namespace) -> int:
     out, fmt = _output(args)
     options = _options(args, corpus)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None  # a cancelled CI job: stop the servers too
     try:
         result = run_audit(corpus, command, options=options)
     except AuditError as exc:
@@ -93,6 +101,9 @@ def _audit(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("mcp-handbook: audit interrupted; every server process it started was stopped", file=sys.stderr)
         return EXIT_INTERRUPTED
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
     try:
         write_audit_worksheet(corpus, result, fmt=fmt, path=out)
     except OSError as exc:

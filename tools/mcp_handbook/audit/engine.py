@@ -16,7 +16,7 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..model import Corpus, Rule
@@ -52,19 +52,25 @@ class _Targets:
     argv: list[str]
     program_dir: Path | None
     canary: str
-    count: int = 0
+    made: list[AuditTarget] = field(default_factory=list)
+
+    def kill_all(self) -> None:
+        """The last resort on an interrupted audit: no server may outlive the auditor."""
+        for target in self.made:
+            target.kill()
 
     def make(self, name: str, *, wait: float, guard: ToolCallGuard, allow: frozenset[str] | None) -> AuditTarget:
-        self.count += 1
-        home = self.root / f"{self.count:03d}-{name}"
+        home = self.root / f"{len(self.made) + 1:03d}-{name}"
         workspace, tmp = home / "ws", home / "tmp"
         workspace.mkdir(parents=True)
         tmp.mkdir()
         env = audit_env(workspace, self.canary, program_dir=self.program_dir, tmp=tmp)
-        return AuditTarget(
+        target = AuditTarget(
             argv=self.argv, workspace=workspace, env=env, canary=self.canary, allow_tool_calls=allow,
             timeout=wait, guard=replace(guard, blocked=[]),
         )
+        self.made.append(target)
+        return target
 
 
 def _jobs(options: AuditOptions) -> int:
@@ -146,11 +152,15 @@ def run_audit(
     # an abandoned probe or an escaped grandchild may still hold a file in there: never fail on cleanup
     with tempfile.TemporaryDirectory(prefix="hb-audit-", ignore_cleanup_errors=True) as tmp:
         targets = _Targets(Path(tmp), argv, program_dir, f"hb-canary-{secrets.token_hex(8)}")
-        facts, pre = _preflight(targets, options, deadline)
-        plan = _plan(corpus, options)
-        jobs = _jobs(options)
-        queue, verdicts = _queue(plan, probes, targets, facts, options, jobs=jobs)
-        runs = _schedule(queue, jobs=jobs, deadline=deadline, budget=options.timeout)
+        try:
+            facts, pre = _preflight(targets, options, deadline)
+            plan = _plan(corpus, options)
+            jobs = _jobs(options)
+            queue, verdicts = _queue(plan, probes, targets, facts, options, jobs=jobs)
+            runs = _schedule(queue, jobs=jobs, deadline=deadline, budget=options.timeout)
+        except BaseException:  # Ctrl-C, SIGTERM: the servers run in their own sessions and would live on
+            targets.kill_all()
+            raise
         for run in queue:
             verdicts[run.name] = not_applicable(f"not run: the audit's {options.timeout:g} s time budget ran out first")
         canary = [f"{name}: {seen}" for name, run in [("preflight", pre), *runs.items()] for seen in run.target.canary_sightings()]
