@@ -37,8 +37,8 @@ def resolve_command(command: Sequence[str]) -> tuple[list[str], Path | None]:
     if not command:
         raise AuditError("no server command: put it after --, e.g. -- python -m my_server")
     program = command[0]
-    found = shutil.which(program) if os.sep not in program else (program if os.access(program, os.X_OK) else None)
-    if not found:
+    found = shutil.which(program) if os.sep not in program else program
+    if not found or not os.path.isfile(found) or not os.access(found, os.X_OK):
         raise AuditError(f"{program}: no such program (not found on PATH, or not executable)")
     path = Path(found).absolute()
     return [str(path), *command[1:]], path.parent
@@ -95,8 +95,8 @@ def _preflight(targets: _Targets, options: AuditOptions, deadline: float) -> tup
     while not run.done:
         if run.overdue(time.monotonic()):
             run.stop("the handshake did not finish in time")
-            facts.problem = facts.problem or "the handshake did not finish in time"
-            break
+            # the abandoned thread may still write to ``facts``: go on from a copy that says what happened
+            return ServerFacts(problem=f"the handshake did not finish within {run.limit:.1f} s"), run
         run.finished.wait(0.02)
     return facts, run
 
