@@ -8,6 +8,7 @@ readable table (the filter form stays hidden).
 from __future__ import annotations
 
 import json
+import posixpath
 from collections.abc import Iterable, Sequence
 from html import escape
 
@@ -100,7 +101,7 @@ def gate_table(corpus: Corpus, gate: Gate) -> str:
         return "No rules in this gate yet."
     lines = ["| Id | Rule | Scope | Severity | Check |", "|---|---|---|---|---|"]
     for r in rules:
-        target = rule_src(r).rsplit("/", 1)[-1]
+        target = posixpath.relpath(rule_src(r), posixpath.dirname(gate_src(gate.key)))  # a rule may live in another folder
         summary = f"<br><span class=\"hb-summary\">{escape(_md_cell(r.summary))}</span>" if r.summary else ""
         lines.append(
             f"| [`{r.id}`]({target}) | [{_md_cell(escape(r.title))}]({target}){summary} | {escape(scope_text(r))} | "
