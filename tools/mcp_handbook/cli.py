@@ -164,4 +164,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the package's own module, not this __main__ copy: command modules import
+    # mcp_handbook.cli, and one UsageError class must be the one main() catches.
+    from mcp_handbook.cli import main as package_main
+
+    sys.exit(package_main())
