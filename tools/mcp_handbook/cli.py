@@ -118,11 +118,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return int(pytest.main([str(root / "content"), "--rootdir", str(root), *args.pytest_args]))
 
 
-def _add_filters(p: argparse.ArgumentParser) -> None:
-    for name in ("scope", "stack", "gate", "severity"):
-        p.add_argument(f"--{name}", action="append", metavar=name.upper(), help=f"keep rules with this {name} (repeatable)")
-
-
 COMMAND_MODULES: tuple[str, ...] = ("mcp_handbook.evidence_cmd", "mcp_handbook.contrib.commands", "mcp_handbook.export.cli", "mcp_handbook.report.cli", "mcp_handbook.audit.cli")
 """Modules that add commands: each has ``register(add)``, where ``add(name, fn, help)``
 returns the new subcommand's ArgumentParser. Add one line here per module."""
