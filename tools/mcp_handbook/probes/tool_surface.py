@@ -1,8 +1,8 @@
 """Probes of the tool surface: what tools/list declares, and what tools/call returns.
 
 Most of these are static checks on the ``tools/list`` output: the listing is
-fetched once per target (cached by identity, so the auditor, which runs many
-probes against one target, starts the server once for all of them). The
+fetched once per target (cached by identity, so a caller that runs several of
+these probes against one Target starts the server once for all of them). The
 probes that call tools build arguments from each tool's own ``inputSchema``
 and only call tools ``target.may_call`` allows.
 
