@@ -76,15 +76,23 @@ def snippet_source(snippet: Snippet) -> str:
     return f"# {snippet.location}\n" + "\n" * (snippet.code_line - 2) + snippet.code
 
 
+TOOL_FAILED = re.compile(r'"event":\s*"tool_failed".*"error_type":\s*"(?P<type>NameError|UnboundLocalError|'
+                         r'ImportError|ModuleNotFoundError|SyntaxError)"')
+"""A mounted tool whose handler dies of a defect is reported by the server as a
+failed tool call, not a seam error: its traceback names the snippet file."""
+
+
 def _defect(stderr: list[str], seam: str, snippet_file: Path) -> str:
     for line in stderr:
         m = DEFECT.search(line)
-        if not m or m.group("seam") != seam:
-            continue
-        kind, message = m.group("type"), m.group("message")
-        if kind in {"TypeError", "AttributeError"} and not ("argument" in message or snippet_file.stem in message):
-            continue
-        return f"the snippet raised {kind}: {message}"
+        if m and m.group("seam") == seam:
+            kind, message = m.group("type"), m.group("message")
+            if kind in {"TypeError", "AttributeError"} and not ("argument" in message or snippet_file.stem in message):
+                continue
+            return f"the snippet raised {kind}: {message}"
+        t = TOOL_FAILED.search(line)
+        if t and seam == "tool" and snippet_file.stem in line:
+            return f"the snippet's tool handler raised {t.group('type')}"
     return ""
 
 

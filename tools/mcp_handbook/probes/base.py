@@ -54,8 +54,9 @@ class Target:
     def may_call(self, tool: dict[str, Any]) -> bool:
         if self.allow_tool_calls is None:
             return True
-        annotations = tool.get("annotations") or {}
-        return annotations.get("readOnlyHint") is True or tool.get("name") in self.allow_tool_calls
+        annotations = tool.get("annotations")
+        read_only = isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
+        return read_only or tool.get("name") in self.allow_tool_calls
 
     def stop_all(self) -> None:
         for s in self.sessions:
