@@ -9,6 +9,7 @@ behaviour the rule is about, is *broken*, which is never a pass.
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import secrets
 import sys
@@ -91,9 +92,23 @@ def _defect(stderr: list[str], seam: str, snippet_file: Path) -> str:
                 continue
             return f"the snippet raised {kind}: {message}"
         t = TOOL_FAILED.search(line)
-        if t and seam == "tool" and snippet_file.stem in line:
+        if t and seam == "tool" and _raised_in(line, snippet_file):
             return f"the snippet's tool handler raised {t.group('type')}"
     return ""
+
+
+def _raised_in(log_line: str, snippet_file: Path) -> bool:
+    """The innermost traceback frame is the snippet's own code.
+
+    A handler that evaluates its input (the very WRONG some rules show) fails
+    inside the evaluated text (``File "<string>"``): that is behaviour, not a defect.
+    """
+    try:
+        trace = str(json.loads(log_line).get("traceback", ""))
+    except (ValueError, AttributeError):
+        trace = log_line
+    frames = re.findall(r'File "([^"]+)"', trace)
+    return bool(frames) and Path(frames[-1]).stem == snippet_file.stem
 
 
 @dataclass(frozen=True, slots=True)
