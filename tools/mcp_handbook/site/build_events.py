@@ -12,6 +12,7 @@ from mkdocs.structure.files import File, Files
 
 from .generated import generated_pages, navigation
 from .state import ContentError, load_site_data, site_data
+from .widgets import fill
 
 
 def start_build(config: Any) -> None:
@@ -31,3 +32,9 @@ def add_pages(files: Files, config: Any) -> Files:
     pages = [f.src_uri for f in files.documentation_pages()]
     config["nav"] = navigation(data.corpus, pages)
     return files
+
+
+def add_widgets(html: str, page: Any, config: Any) -> str:
+    """Put the large widgets into the page's HTML where the macros left their markers."""
+    data = site_data(config)
+    return fill(html, data.corpus, from_src=page.file.src_uri, directory_urls=data.directory_urls)

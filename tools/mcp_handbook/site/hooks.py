@@ -9,7 +9,7 @@ from typing import Any
 
 from mkdocs.plugins import event_priority
 
-from mcp_handbook.site.build_events import add_pages, start_build
+from mcp_handbook.site.build_events import add_pages, add_widgets, start_build
 
 
 @event_priority(100)  # before the macros and tags plugins read anything
@@ -19,3 +19,7 @@ def on_config(config: Any) -> None:
 
 def on_files(files: Any, config: Any) -> Any:
     return add_pages(files, config)
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    return add_widgets(html, page, config)

@@ -15,8 +15,7 @@ from .labels import page_tags
 from .links import href
 from .rule_page import rule_page
 from .state import SiteData, site_data
-from .tables import overview_table
-from .worksheet_page import worksheet_app
+from .widgets import marker
 
 
 def _data(env: Any) -> SiteData:
@@ -32,8 +31,8 @@ def define_env(env: Any) -> None:
     env.macro(lambda: len(_data(env).corpus.rules), "rule_count")
     env.macro(lambda: gate_list(_data(env).corpus, from_src=_src(env)), "gate_list")
     env.macro(lambda: scope_list(_data(env).corpus, from_src=_src(env)), "scope_list")
-    env.macro(lambda: overview_table(_data(env).corpus, from_src=_src(env), directory_urls=_data(env).directory_urls), "overview_table")
-    env.macro(lambda: worksheet_app(_data(env).corpus, from_src=_src(env), directory_urls=_data(env).directory_urls), "worksheet_app")
+    env.macro(lambda: marker("overview"), "overview_table")  # filled in after Markdown, see widgets.py
+    env.macro(lambda: marker("worksheet"), "worksheet_app")
     env.macro(
         lambda: downloads_list(
             version=_data(env).corpus.version,

@@ -118,6 +118,6 @@ def gate_page(corpus: Corpus, gate: Gate) -> str:
     counts = f"{len(rules)} rule{'s' if len(rules) != 1 else ''} · {high} high severity · {automated} proved by a probe"
     summary = f"{gate.summary}\n\n" if gate.summary else ""
     return (
-        f"---\ntitle: {json.dumps(gate.title)}\n---\n\n# {escape(gate.title)}\n\n{escape(summary)}"
+        f"---\ntitle: {json.dumps(gate.title)}\nhide: [toc]\n---\n\n# {escape(gate.title)}\n\n{escape(summary)}"
         f"Gate {gate.order} of {len(corpus.gates)} · {counts}.\n\n{gate_table(corpus, gate)}\n"
     )
