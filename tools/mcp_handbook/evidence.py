@@ -76,6 +76,8 @@ def evidence_key(rule: Rule, snippet: Snippet, *, probe_sources: dict[str, str] 
 
 def scrub(text: str) -> str:
     """Remove what differs from run to run, so re-recording an unchanged proof changes nothing."""
+    # a transcript may hold bytes that are not UTF-8 (surrogate escapes): keep them visible, as \udcXX
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     for pattern, replacement in _SCRUBS:
         text = pattern.sub(replacement, text)
     return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + " …"
@@ -208,11 +210,11 @@ def record(
 def write(root: Path, entries: dict[str, dict[str, Any]]) -> bool:
     """Write the file atomically; return whether its bytes changed."""
     path = root / EVIDENCE_FILE
-    text = render(entries)
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
+    data = render(entries).encode("utf-8")  # fails here, before any file is touched, if it cannot be written
+    if path.is_file() and path.read_bytes() == data:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    tmp.write_bytes(data)
     tmp.replace(path)
     return True
