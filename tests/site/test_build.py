@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import urllib.request
+from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -19,8 +20,10 @@ from mcp_handbook.site.links import gate_src, page_url, rule_src
 EXTERNAL = re.compile(r"(?:https?:)?//[A-Za-z0-9.-]+\.[A-Za-z]{2,}[^\s\"'<>)]*")
 NAMESPACES = {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink", "http://www.sitemaps.org/schemas/sitemap/0.9"}
 """XML namespace names: identifiers that are never fetched."""
-RESERVED = re.compile(r"^(?:https?:)?//(?:[^/]*\.)?(?:example(?:\.com|\.net|\.org)?|[^/]*\.(?:test|invalid|localhost))(?:[:/]|$)")
+RESERVED = re.compile(r"^(?:https?:)?//(?:[^/]*\.)?(?:example(?:\.com|\.net|\.org)?|[^/]*\.(?:test|invalid|localhost))(?![A-Za-z0-9.-])")
 """Names reserved for documentation (RFC 2606, RFC 6761): a rule's example Origin, never a place to go."""
+CODE = re.compile(r"<pre\b.*?</pre>|<code\b.*?</code>", re.S)
+"""Code samples may talk about any URL (a client calling an API); they are text, never fetched or linked."""
 
 
 def page_html(site: Path, src: str) -> str:
@@ -38,9 +41,14 @@ def _external_urls(text: str) -> set[str]:
 
 
 def test_no_page_and_no_search_entry_names_an_external_url(built_site: Path) -> None:
+    """Nothing a page loads, links or says in prose points off the machine (code samples are text, not links)."""
     checked = [*built_site.rglob("*.html"), built_site / "search" / "search_index.json", built_site / "sitemap.xml"]
     checked += list((built_site / "assets").glob("*.css")) + [p for p in (built_site / "assets").glob("*.js")]
-    found = {str(p.relative_to(built_site)): urls for p in checked if (urls := _external_urls(p.read_text(encoding="utf-8")))}
+    found = {
+        str(p.relative_to(built_site)): urls
+        for p in checked
+        if (urls := _external_urls(CODE.sub("", p.read_text(encoding="utf-8"))))
+    }
     assert len(checked) > 10
     assert not found, f"external URLs in the built site: {found}"
 
@@ -128,6 +136,29 @@ def test_each_proved_block_shows_its_current_proof_on_the_page(built_site: Path,
         assert proved == [("FAIL" if s.kind == "wrong" else "PASS") for s in sorted(blocks, key=lambda s: s.location.line)], (
             f"{rule.path}: proofs on the page do not match its blocks; run `mcp-handbook evidence`"
         )
+
+
+def test_search_index_holds_the_code_of_every_proved_block(built_site: Path, corpus: Corpus) -> None:
+    """The index is read from pages without their highlighting spans (search_speed.py); the code must still be there."""
+    docs = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    text_of: dict[str, str] = {}
+    for doc in docs:
+        page = doc["location"].split("#", 1)[0]
+        text_of[page] = text_of.get(page, "") + doc["text"]
+    for rule in corpus.rules:
+        for snippet in rule.snippets:
+            first = next((ln.strip() for ln in snippet.code.splitlines() if ln.strip().startswith("def ")), None)
+            if first:
+                assert escape(first, quote=False) in text_of[page_url(rule_src(rule))], f"{rule.id}: {first!r} not searchable"
+
+
+def test_removing_highlighting_keeps_every_character_of_text() -> None:
+    from mcp_handbook.site.search_speed import without_highlighting
+
+    html = '<p>a <span class="k">b</span></p><pre><code><span class="k">def</span><span class="w"> </span>f(<span>x</span>)</code></pre>'
+    light = without_highlighting(html)
+    assert "<span" not in light.split("<pre>", 1)[1] and '<span class="k">b</span>' in light
+    assert re.sub(r"<[^>]+>", "", light) == re.sub(r"<[^>]+>", "", html)
 
 
 def test_a_content_error_stops_a_plain_mkdocs_build_with_its_line_and_no_traceback(tmp_path: Path, project_root: Path) -> None:
