@@ -150,6 +150,7 @@ def test_search_index_holds_the_code_of_every_proved_block(built_site: Path, cor
             first = next((ln.strip() for ln in snippet.code.splitlines() if ln.strip().startswith("def ")), None)
             if first:
                 assert escape(first, quote=False) in text_of[page_url(rule_src(rule))], f"{rule.id}: {first!r} not searchable"
+    assert not any("What the probe saw" in text for text in text_of.values()), "transcripts are evidence, not search text"
 
 
 def test_removing_highlighting_keeps_every_character_of_text() -> None:

@@ -16,6 +16,8 @@ from ..probes import PROBES
 from .state import SiteData
 
 RUN_HINT = "run <code>mcp-handbook evidence</code>"
+NOT_SEARCHED = 'data-search-exclude="true"'
+"""Transcripts are evidence to read beside the code, not text to search for; material's index skips them."""
 
 
 def _transcript(entry: dict[str, Any]) -> str:
@@ -50,14 +52,14 @@ def proof_panel(data: SiteData, rule: Rule, snippet: Snippet) -> str:
         return ""
     entry, current = data.proof(rule, snippet)
     if entry is None:
-        return f'<div class="hb-proof hb-proof-missing" role="note"><p><span class="hb-proof-mark">⚠ No recorded proof</span> for this block yet: {RUN_HINT}.</p></div>'
+        return f'<div class="hb-proof hb-proof-missing" role="note" {NOT_SEARCHED}><p><span class="hb-proof-mark">⚠ No recorded proof</span> for this block yet: {RUN_HINT}.</p></div>'
     if not current:
         return (
-            '<div class="hb-proof hb-proof-missing" role="note"><p><span class="hb-proof-mark">⚠ Proof out of date</span>: '
+            f'<div class="hb-proof hb-proof-missing" role="note" {NOT_SEARCHED}><p><span class="hb-proof-mark">⚠ Proof out of date</span>: '
             f"it was recorded for other code, seam or probe than shown here; {RUN_HINT}.</p></div>"
         )
     css, text = _verdict(entry, snippet)
-    return f'<div class="hb-proof {css}" role="note"><p class="hb-proof-verdict">{text}</p>{_transcript(entry)}</div>'
+    return f'<div class="hb-proof {css}" role="note" {NOT_SEARCHED}><p class="hb-proof-verdict">{text}</p>{_transcript(entry)}</div>'
 
 
 def verification_summary(data: SiteData, rule: Rule) -> str:
