@@ -182,3 +182,18 @@ def test_a_content_error_stops_a_plain_mkdocs_build_with_its_line_and_no_traceba
     assert f"{rule.relative_to(copy).as_posix()}:{line}: HB012" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "out" / "index.html").exists()
+
+
+def test_a_stack_rule_brings_a_stack_filter_and_its_tag_page_listing(corpus: Corpus) -> None:
+    """Filters and tag pages come from the model: the first stack-scoped rule adds them, no page edits."""
+    import dataclasses
+
+    from mcp_handbook.site.generated import scope_page
+    from mcp_handbook.site.worksheet_page import worksheet_app
+
+    stacked = dataclasses.replace(corpus.rules[0], scope="stack", stack="Python")
+    changed = dataclasses.replace(corpus, rules=(stacked, *corpus.rules[1:]))
+    html = worksheet_app(changed, from_src="worksheet.md")
+    assert '<select data-hb-filter="stack">' in html and '<option value="Python">Python</option>' in html
+    assert f'<tr data-id="{stacked.id}" data-scope="stack" data-stack="Python"' in html
+    assert '"Stack", "Stack: Python"' in scope_page(changed, "stack")
