@@ -77,6 +77,14 @@ def test_an_entry_for_a_removed_block_is_reported(handbook: Path) -> None:
     assert result.returncode == 1 and "snippets/evidence.json: XXX-999.wrong1 no longer matches any block" in result.stdout
 
 
+def test_a_broken_evidence_file_is_named_with_its_line(handbook: Path) -> None:
+    path = handbook / evidence.EVIDENCE_FILE
+    path.write_text('{\n "snippets": {\n  "X": [1,,]\n }\n}\n', encoding="utf-8")
+    result = cli("evidence", "--check", cwd=handbook)
+    assert result.returncode == 1 and result.stdout.startswith(f"{evidence.EVIDENCE_FILE}:3: not valid JSON")
+    assert "Traceback" not in result.stderr
+
+
 def test_scrub_removes_what_differs_between_runs() -> None:
     import tempfile
 

@@ -114,6 +114,22 @@ def load(root: Path) -> dict[str, dict[str, Any]]:
     return {k: v for k, v in entries.items() if isinstance(v, dict)} if isinstance(entries, dict) else {}
 
 
+def file_problem(root: Path) -> str | None:
+    """``path:line: why`` when the evidence file exists but cannot be read as recorded proofs."""
+    path = root / EVIDENCE_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError as exc:
+        return f"{EVIDENCE_FILE}:1: not UTF-8 ({exc.reason}); run `mcp-handbook evidence --all` to record it again"
+    except json.JSONDecodeError as exc:
+        return f"{EVIDENCE_FILE}:{exc.lineno}: not valid JSON ({exc.msg}); run `mcp-handbook evidence --all` to record it again"
+    if not isinstance(data, dict) or not isinstance(data.get("snippets"), dict):
+        return f"{EVIDENCE_FILE}:1: no \"snippets\" mapping; run `mcp-handbook evidence --all` to record it again"
+    return None
+
+
 def render(entries: dict[str, dict[str, Any]]) -> str:
     """The file's text: sorted and indented, so it is reproducible byte for byte."""
     return json.dumps({"_generated": HEADER, "snippets": entries}, indent=1, sort_keys=True, ensure_ascii=False) + "\n"

@@ -22,6 +22,10 @@ def cmd_evidence(args: argparse.Namespace) -> int:
     # lint problems are `check`'s to report; a block that cannot run is reported below as broken
     corpus = load_corpus(_root(args))
     if args.check:
+        problem = evidence.file_problem(corpus.root)
+        if problem:
+            print(problem)
+            return EXIT_PROBLEMS
         state = evidence.check(corpus)
         for line in state.lines():
             print(line)
