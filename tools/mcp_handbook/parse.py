@@ -7,6 +7,7 @@ Problems become :class:`~mcp_handbook.model.Diagnostic` values carrying
 from __future__ import annotations
 
 import re
+import functools
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,9 @@ FENCE_OPTIONS = {"seam", "title"}
 YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the same results, many times faster
 
 
+@functools.cache
 def _markdown() -> MarkdownIt:
+    """One parser for every file: building it (rules, plugins) costs more than parsing a rule."""
     return MarkdownIt("commonmark").use(front_matter_plugin)
 
 
