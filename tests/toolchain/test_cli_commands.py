@@ -1,0 +1,47 @@
+"""The CLI imports only the module a command needs, so its table of command modules must be exact."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+from mcp_handbook.cli import COMMAND_MODULES, parser, requested_command
+
+
+@pytest.mark.parametrize("module_name", sorted(COMMAND_MODULES))
+def test_each_command_module_registers_exactly_the_commands_the_table_lists(module_name: str) -> None:
+    registered: list[str] = []
+    sub = argparse.ArgumentParser().add_subparsers()
+
+    def add(name, fn, help_text):  # the same signature parser() hands to register()
+        registered.append(name)
+        return sub.add_parser(name)
+
+    importlib.import_module(module_name).register(add)
+    assert tuple(registered) == COMMAND_MODULES[module_name]
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [(["build"], "build"), (["--root", "x", "audit", "-o", "a.md"], "audit"), (["--root", "report"], None),
+     (["--help"], None), ([], None)],
+)
+def test_the_requested_command_is_the_first_word_after_the_options(argv: list[str], expected: str | None) -> None:
+    assert requested_command(argv) == expected
+
+
+def test_every_command_is_reachable_from_the_full_parser() -> None:
+    choices = set(parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    assert {name for names in COMMAND_MODULES.values() for name in names} <= choices
+    assert {"check", "snippets", "build", "serve", "verify"} <= choices
+
+
+def test_building_does_not_import_the_probes() -> None:
+    code = ("import sys; from mcp_handbook.cli import parser; parser('build'); "
+            "print(sorted(m for m in sys.modules if m.startswith(('mcp_handbook.probes', 'mcp_handbook.audit'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
