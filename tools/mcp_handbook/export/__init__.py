@@ -6,7 +6,7 @@ the skill bundle lives in :mod:`mcp_handbook.skill`.
 
 from __future__ import annotations
 
-from .downloads import DOWNLOADS, write_downloads
+from .downloads import DOWNLOADS, make_downloads, write_downloads
 from .filters import FILTER_KEYS, filters_text, parse_filters_text, select_rules
 from .rules import rules_document, to_rules_json
 from .schemas import load_schema
@@ -15,5 +15,5 @@ from .worksheet import COLUMNS, STAMP_COLUMNS, STATUSES, WRITERS, Stamp, stamp_f
 __all__ = [
     "COLUMNS", "DOWNLOADS", "FILTER_KEYS", "STAMP_COLUMNS", "STATUSES", "WRITERS", "Stamp",
     "filters_text", "load_schema", "parse_filters_text", "rules_document", "select_rules", "stamp_for",
-    "to_rules_json", "worksheet_rows", "write_downloads", "write_worksheet",
+    "make_downloads", "to_rules_json", "worksheet_rows", "write_downloads", "write_worksheet",
 ]

@@ -43,10 +43,19 @@ DOWNLOADS: dict[str, Callable[[Corpus, Stamp], str | bytes]] = {
 """File name in the downloads folder -> how to make it from the corpus and one stamp."""
 
 
-def write_downloads(corpus: Corpus, folder: Path) -> list[Path]:
-    """Write every download into ``folder`` (each file atomically); return the paths written."""
+def make_downloads(corpus: Corpus) -> dict[str, str | bytes]:
+    """Every download's content, by file name, under one stamp; nothing is written."""
     stamp = stamp_for(corpus)
-    contents = {name: make(corpus, stamp) for name, make in DOWNLOADS.items()}  # all built before any is written
+    return {name: make(corpus, stamp) for name, make in DOWNLOADS.items()}
+
+
+def write_downloads(corpus: Corpus, folder: Path, contents: dict[str, str | bytes] | None = None) -> list[Path]:
+    """Write every download into ``folder`` (each file atomically); return the paths written.
+
+    ``contents`` is what :func:`make_downloads` returned, when it was made elsewhere (the site
+    build makes it in a second process); all of it exists before any file is written.
+    """
+    contents = make_downloads(corpus) if contents is None else contents
     written = []
     for name, data in contents.items():
         atomic_write(folder / name, data)
