@@ -11,8 +11,11 @@ mkdocs does not take ```python wrong title="..."``` for a code block, so it
 renders those blocks as text; "plain, code highlighted" is the same build with
 the fences reduced to ```python, the fairer floor. All run
 in this process, each into a fresh temporary folder; medians are printed with
-their ratio, then one cold `mcp-handbook build` in a new process for the
-end-to-end figure. The bar is a full-doctrine strict build under 5 s.
+their ratio. Then `mcp-handbook build` cold, in a new process, N times, each
+time also with MCP_HANDBOOK_NO_FORK=1 (no helper processes: the lexing, the
+template compiling and the downloads all in the one process), for the
+end-to-end figure and what the helpers buy. CPU figures include the helper
+processes. The bar is a full-doctrine strict build under 5 s.
 
 ``--rules N`` builds a copy of the handbook whose rules are repeated (with
 new ids) up to N, to measure a doctrine larger than the one checked in.
@@ -82,29 +85,37 @@ def fences_as_code(root: Path, dest: Path) -> Path:
 
 
 def timed(fn: Callable[[Path, Path], None], root: Path, runs: int) -> tuple[list[float], list[float]]:
-    """Wall-clock and CPU seconds of each run (CPU time is the steadier figure on a busy machine)."""
+    """Wall-clock and CPU seconds of each run, CPU counting the build's forked children too."""
     wall, cpu = [], []
     for _ in range(runs):
         with tempfile.TemporaryDirectory(prefix="hb-bench-site-") as tmp:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start, start_cpu = time.perf_counter(), time.process_time()
             fn(root, Path(tmp) / "site")
             wall.append(time.perf_counter() - start)
-            cpu.append(time.process_time() - start_cpu)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            children = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            cpu.append(time.process_time() - start_cpu + children)
     return wall, cpu
 
 
-def cold_cli_build(root: Path) -> tuple[float, float]:
-    """Wall-clock and CPU seconds of one `mcp-handbook build` in a new process."""
-    with tempfile.TemporaryDirectory(prefix="hb-bench-cli-") as tmp:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-m", "mcp_handbook.cli", "--root", str(root), "build", "--site-dir", str(Path(tmp) / "site")],
-            check=True, capture_output=True, timeout=300,
-        )
-        wall = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+def cold_cli_builds(root: Path, runs: int) -> dict[str, tuple[list[float], list[float]]]:
+    """Wall and CPU seconds of `mcp-handbook build` in a new process, with its forked helpers and
+    without them (MCP_HANDBOOK_NO_FORK=1: everything in one process), interleaved run by run."""
+    results: dict[str, tuple[list[float], list[float]]] = {"forked": ([], []), "one process": ([], [])}
+    for _ in range(runs):
+        for name, no_fork in (("forked", "0"), ("one process", "1")):
+            with tempfile.TemporaryDirectory(prefix="hb-bench-cli-") as tmp:
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                start = time.perf_counter()
+                subprocess.run(
+                    [sys.executable, "-m", "mcp_handbook.cli", "--root", str(root), "build", "--site-dir", str(Path(tmp) / "site")],
+                    check=True, capture_output=True, timeout=300, env={**os.environ, "MCP_HANDBOOK_NO_FORK": no_fork},
+                )
+                results[name][0].append(time.perf_counter() - start)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                results[name][1].append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+    return results
 
 
 def main() -> int:
@@ -129,7 +140,7 @@ def main() -> int:
         plain = timed(plain_build, root, args.runs)
         with tempfile.TemporaryDirectory(prefix="hb-bench-code-") as code_tmp:
             coded = timed(plain_build, fences_as_code(root, Path(code_tmp)), args.runs)
-        cold = cold_cli_build(root)
+        cold = cold_cli_builds(root, args.runs)
     print(f"pages: {len(corpus.rules)} rules in {len(corpus.gates)} gates, doctrine {corpus.version}; {args.runs} runs each; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     rows = (
@@ -143,7 +154,11 @@ def main() -> int:
         print(f"ratio handbook / {name.removeprefix('plain mkdocs build').strip(' ,') or 'plain'}: "
               f"wall {statistics.median(handbook[0]) / statistics.median(wall):.2f}x, "
               f"cpu {statistics.median(handbook[1]) / statistics.median(cpu):.2f}x")
-    print(f"cold `mcp-handbook build` in a new process: wall {cold[0]:.2f} s, cpu {cold[1]:.2f} s (bar: under 5 s)")
+    for name, (wall, cpu) in cold.items():
+        print(f"cold `mcp-handbook build`, new process, {name:<12} wall median {statistics.median(wall):.2f} s "
+              f"(min {min(wall):.2f})   cpu median {statistics.median(cpu):.2f} s")
+    print(f"ratio cold one process / forked: wall {statistics.median(cold['one process'][0]) / statistics.median(cold['forked'][0]):.2f}x"
+          "   (bar: a strict build under 5 s)")
     return 0
 
 

@@ -70,22 +70,36 @@ def cmd_snippets(args: argparse.Namespace) -> int:
 
 
 def build_site(root: Path, site_dir: Path) -> Corpus:
-    """Build the site strictly and put the downloads beside it."""
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
+    """Build the site strictly and put the downloads beside it.
 
-    from .export import write_downloads
+    Two cores: the code blocks are lexed, the theme's templates compiled, the search index
+    and the downloads made in forked children while this process parses the content and
+    runs mkdocs (see ``mcp_handbook.forked``, ``site.prelex``, ``site.templates_ahead``
+    and ``site.search_speed``; ``MCP_HANDBOOK_NO_FORK=1`` does it all in this process).
+    """
+    from .forked import Forked
+    from .site.prelex import lex_code_blocks, served_from
 
-    corpus = load_corpus(root)
-    if corpus.diagnostics:
-        raise UsageError("the content does not lint; run `mcp-handbook check`")
-    from .site.state import reuse_corpus
+    with Forked(lex_code_blocks, root / "content") as lexed, lexed.when_forked(served_from):  # first: needed first
+        from mkdocs.commands.build import build
+        from mkdocs.config import load_config
 
-    reuse_corpus(corpus)  # the site's hook takes this parse instead of parsing the content again
-    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-    config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=True)
-    build(config)
-    write_downloads(corpus, site_dir / "downloads")
+        from .export import make_downloads, write_downloads
+        from .site.search_speed import index_in_child
+        from .site.state import reuse_corpus
+        from .site.templates_ahead import compile_theme_templates, compiled_for
+
+        corpus = load_corpus(root)
+        if corpus.diagnostics:
+            raise UsageError("the content does not lint; run `mcp-handbook check`")
+        reuse_corpus(corpus)  # the site's hook takes this parse instead of parsing the content again
+        os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+        config_file = root / "mkdocs.yml"
+        with Forked(compile_theme_templates, config_file) as templates, Forked(make_downloads, corpus) as downloads, \
+                templates.when_forked(functools.partial(compiled_for, config_file)), index_in_child(config_file):
+            config = load_config(str(config_file), site_dir=str(site_dir), strict=True)
+            build(config)
+            write_downloads(corpus, site_dir / "downloads", downloads.result())
     return corpus
 
 
