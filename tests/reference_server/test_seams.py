@@ -246,6 +246,60 @@ def test_fast_accept_is_sound(name, instance):
         assert jsonschema.Draft202012Validator(schema).is_valid(instance)
 
 
+_KEYS = ["path", "max_bytes", "limit", "query", "text", "other"]
+_LEAF_SCHEMAS = st.one_of(
+    st.builds(lambda t: {"type": t}, st.sampled_from(["string", "integer", "number", "boolean", "object", "array", "null"])),
+    st.builds(lambda n: {"type": "string", "maxLength": n}, st.integers(0, 20)),
+    st.builds(lambda n: {"minLength": n}, st.integers(0, 5)),
+    st.builds(lambda lo, hi: {"type": "integer", "minimum": lo, "maximum": hi}, st.integers(-5, 5), st.integers(0, 2_000_000)),
+    st.builds(lambda hi: {"maximum": hi}, st.floats(-10, 10, allow_nan=False)),
+    st.builds(lambda e: {"enum": e}, st.lists(st.sampled_from(["ls", "wc", "", "a\nb"]), min_size=1, max_size=3)),
+    st.just({"pattern": "^[a-z]+$"}), st.just({}), st.just({"description": "annotation only"}),
+)
+_SCHEMAS = st.recursive(
+    _LEAF_SCHEMAS,
+    lambda inner: st.builds(
+        lambda props, required, closed, typed: {
+            **({"type": "object"} if typed else {}), "properties": props,
+            "required": sorted(set(required) & set(props)), "additionalProperties": closed},
+        st.dictionaries(st.sampled_from(_KEYS), inner, max_size=4), st.lists(st.sampled_from(_KEYS), max_size=3),
+        st.booleans(), st.booleans())
+    | st.builds(lambda item, n: {"type": "array", "items": item, "maxItems": n}, inner, st.integers(0, 4)),
+    max_leaves=8)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_SCHEMAS, _VALUES)
+def test_fast_accept_is_sound_for_any_schema_it_compiles(schema, instance):
+    predicate = compile_schema(schema)
+    assert predicate is not None, schema  # every keyword drawn here is one it supports
+    if predicate(instance):
+        assert jsonschema.Draft202012Validator(schema).is_valid(instance), predicate.source
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SCHEMAS, _VALUES)
+def test_fast_accept_accepts_what_is_valid_for_these_keywords(schema, instance):
+    """Not required for soundness, but the fast path is only fast if it says yes to valid input."""
+    if jsonschema.Draft202012Validator(schema).is_valid(instance):
+        assert compile_schema(schema)(instance), compile_schema(schema).source
+
+
+@pytest.mark.parametrize("schema, at_bound, past_bound", [
+    ({"type": "string", "maxLength": 3}, "abc", "abcd"),
+    ({"type": "string", "minLength": 2}, "ab", "a"),
+    ({"type": "array", "maxItems": 1}, [1], [1, 2]),
+    ({"type": "array", "minItems": 2}, [1, 2], [1]),
+    ({"type": "integer", "maximum": 5}, 5, 6),
+    ({"type": "number", "minimum": 0.5}, 0.5, 0.25),
+    ({"type": "integer"}, 3.0, 3.5),
+    ({"type": "object", "required": ["a"], "additionalProperties": False, "properties": {"a": {}}}, {"a": 1}, {"a": 1, "b": 2}),
+])
+def test_fast_accept_bounds_are_inclusive_like_json_schema(schema, at_bound, past_bound):
+    predicate = compile_schema(schema)
+    assert predicate(at_bound) and not predicate(past_bound), predicate.source
+
+
 def test_fast_accept_declines_unknown_keywords():
     assert compile_schema({"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}}) is None
     assert compile_schema({"type": ["string", "null"]}) is None
