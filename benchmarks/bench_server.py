@@ -1,7 +1,11 @@
-"""How fast the reference server is, measured side by side with its two yardsticks.
+"""How fast the reference server is, measured side by side with its yardsticks.
 
-Three servers each serve one equivalent tool (`echo_text`, returns its text):
+Four servers each answer the same requests (`echo_text` returns its text):
   floor      a raw Python line-echo loop (no JSON work at all): the pipe floor
+  skeleton   the reference server's own frame reader, JSON decoder and writer
+             with nothing between: no envelope checks, no dispatch, no
+             validation, no seams. What stdlib JSON framing alone costs, and
+             so the least any stdlib-only server can take.
   reference  python -m reference_server, the tool mounted with --seam tool=...
   mcpserver  the official SDK's MCPServer with @server.tool()
 
@@ -28,6 +32,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 FLOOR = "import sys\nw = sys.stdout.buffer\nfor line in sys.stdin.buffer:\n    w.write(line)\n    w.flush()\n"
+
+SKELETON = """import sys
+from reference_server.wire import decode_frame, read_frames, write_message
+out = sys.stdout.buffer
+for frame in read_frames(sys.stdin.buffer, 1048576):
+    m = decode_frame(frame.decode("utf-8"))
+    if "id" not in m:
+        continue
+    if m.get("method") == "tools/call":
+        result = {"content": [{"type": "text", "text": m["params"]["arguments"]["text"]}]}
+    else:
+        result = {}
+    write_message(out, {"jsonrpc": "2.0", "id": m["id"], "result": result})
+"""
 
 TOOL = '''
 TOOL = {
@@ -74,8 +92,7 @@ LIST = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n'
 
 class Server:
     def __init__(self, argv: list[str], cwd: Path) -> None:
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(cwd), "PYTHONPATH": str(ROOT / "tools"), "LANG": "C.UTF-8",
-               "PYTHONDONTWRITEBYTECODE": "1"}
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(cwd), "PYTHONPATH": str(ROOT / "tools"), "LANG": "C.UTF-8"}
         self.start = time.perf_counter()
         self.proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL)
@@ -132,26 +149,31 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="hb-bench-") as tmp:
         tmpdir = Path(tmp)
         (tmpdir / "floor.py").write_text(FLOOR)
+        (tmpdir / "skeleton.py").write_text(SKELETON)
         (tmpdir / "tool.py").write_text(TOOL)
         (tmpdir / "sdk_server.py").write_text(SDK)
         servers = {
             "floor": [sys.executable, str(tmpdir / "floor.py")],
+            "skeleton": [sys.executable, str(tmpdir / "skeleton.py")],
             "reference": [sys.executable, "-m", "reference_server", "--workspace", str(tmpdir),
                           "--seam", f"tool={tmpdir / 'tool.py'}"],
             "mcpserver": [sys.executable, str(tmpdir / "sdk_server.py")],
         }
         results: dict[str, list[dict[str, float]]] = {name: [] for name in servers}
-        for _ in range(args.runs):  # interleaved: noise hits all three alike
+        for argv in servers.values():  # warm-up, not counted: bytecode caches written, as on any installed server
+            one_run(argv, tmpdir, 10)
+        for _ in range(args.runs):  # interleaved: noise hits all four alike
             for name, argv in servers.items():
                 results[name].append(one_run(argv, tmpdir, args.calls))
     med = {name: {k: statistics.median(r[k] for r in runs) for k in runs[0]} for name, runs in results.items()}
     print(f"median of {args.runs} runs; {args.calls} sequential tools/call; times in ms")
-    print(f"{'measure':<26}{'floor':>10}{'reference':>11}{'MCPServer':>11}{'MCPServer/ref':>15}{'ref/floor':>11}")
+    print(f"{'measure':<26}{'floor':>10}{'skeleton':>10}{'reference':>11}{'MCPServer':>11}{'MCPServer/ref':>15}"
+          f"{'ref/floor':>11}{'skel/floor':>12}")
     labels = {"initialize": "spawn -> initialize reply", "tools/list": "spawn -> first tools/list",
               "tools/call": "spawn -> first tools/call", "sequential": f"{args.calls} sequential calls"}
     for key, label in labels.items():
-        f, r, m = med["floor"][key] * 1e3, med["reference"][key] * 1e3, med["mcpserver"][key] * 1e3
-        print(f"{label:<26}{f:>10.1f}{r:>11.1f}{m:>11.1f}{m / r:>14.1f}x{r / f:>10.2f}x")
+        f, k, r, m = (med[name][key] * 1e3 for name in ("floor", "skeleton", "reference", "mcpserver"))
+        print(f"{label:<26}{f:>10.1f}{k:>10.1f}{r:>11.1f}{m:>11.1f}{m / r:>14.1f}x{r / f:>10.2f}x{k / f:>11.2f}x")
 
 
 if __name__ == "__main__":
