@@ -9,6 +9,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 from . import load_corpus
@@ -72,34 +73,47 @@ def cmd_snippets(args: argparse.Namespace) -> int:
 def build_site(root: Path, site_dir: Path) -> Corpus:
     """Build the site strictly and put the downloads beside it.
 
-    Two cores: the code blocks are lexed, the theme's templates compiled, the search index
-    and the downloads made in forked children while this process parses the content and
-    runs mkdocs (see ``mcp_handbook.forked``, ``site.prelex``, ``site.templates_ahead``
-    and ``site.search_speed``; ``MCP_HANDBOOK_NO_FORK=1`` does it all in this process).
+    Two cores: the content is parsed, the code blocks lexed, the theme's templates compiled,
+    the search index and the downloads made in forked children while this process loads the
+    config and runs mkdocs (see ``mcp_handbook.forked``, ``site.prelex``, ``site.templates_ahead``
+    and ``site.search_speed``). ``MCP_HANDBOOK_NO_FORK=1`` does it all in this one process;
+    the site is the same byte for byte either way.
     """
     from .forked import Forked
-    from .site.prelex import lex_code_blocks, served_from
 
-    with Forked(lex_code_blocks, root / "content") as lexed, lexed.when_forked(served_from):  # first: needed first
-        from mkdocs.commands.build import build
-        from mkdocs.config import load_config
+    # Needed in this order: the corpus (as mkdocs starts), the tokens (first page), the templates
+    # (first page written), the downloads (the end). Each child starts as soon as what it needs
+    # is at hand, before this process imports what it does not need; sooner ones get a smaller nice.
+    with Forked(load_corpus, root, nice=5) as parsed:
+        from .site.prelex import lex_code_blocks, served_from
 
-        from .export import make_downloads, write_downloads
-        from .site.search_speed import index_in_child
-        from .site.state import reuse_corpus
-        from .site.templates_ahead import compile_theme_templates, compiled_for
+        with Forked(lex_code_blocks, root / "content") as lexed, lexed.when_forked(served_from):
+            return _build_with(root, site_dir, parsed)
 
-        corpus = load_corpus(root)
-        if corpus.diagnostics:
-            raise UsageError("the content does not lint; run `mcp-handbook check`")
-        reuse_corpus(corpus)  # the site's hook takes this parse instead of parsing the content again
-        os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-        config_file = root / "mkdocs.yml"
-        with Forked(compile_theme_templates, config_file) as templates, Forked(make_downloads, corpus) as downloads, \
-                templates.when_forked(functools.partial(compiled_for, config_file)), index_in_child(config_file):
-            config = load_config(str(config_file), site_dir=str(site_dir), strict=True)
-            build(config)
-            write_downloads(corpus, site_dir / "downloads", downloads.result())
+
+def _build_with(root: Path, site_dir: Path, parsed: Any) -> Corpus:
+    """The rest of :func:`build_site`, with the corpus (``parsed.result()``) on its way."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    from .export import make_downloads, write_downloads
+    from .forked import Forked
+    from .site.search_speed import index_in_child
+    from .site.state import reuse_corpus
+    from .site.templates_ahead import compile_theme_templates, compiled_for
+
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    config_file = root / "mkdocs.yml"
+    config = load_config(str(config_file), site_dir=str(site_dir), strict=True)
+    corpus: Corpus = parsed.result()
+    if corpus.diagnostics:
+        raise UsageError("the content does not lint; run `mcp-handbook check`")
+    reuse_corpus(corpus)  # the site's hook takes this parse instead of parsing the content again
+    with Forked(compile_theme_templates, config_file, nice=15) as templates, \
+            templates.when_forked(functools.partial(compiled_for, config_file)), index_in_child(config_file), \
+            Forked(make_downloads, corpus, nice=15) as downloads:
+        build(config)
+        write_downloads(corpus, site_dir / "downloads", downloads.result())
     return corpus
 
 

@@ -25,7 +25,8 @@ from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 CHILD_NICENESS = 10
-"""Children yield to this process: it is the one everything waits for."""
+"""Children yield to this process (it is the one everything waits for); a child needed sooner
+than others may be given a smaller ``nice``."""
 
 
 NO_FORK_ENV = "MCP_HANDBOOK_NO_FORK"
@@ -40,7 +41,7 @@ def can_fork() -> bool:
 class Forked(Generic[T]):
     """``fn(*args)`` started in a child process; ``result()`` waits for it (or computes it here)."""
 
-    def __init__(self, fn: Callable[..., T], *args: Any) -> None:
+    def __init__(self, fn: Callable[..., T], *args: Any, nice: int = CHILD_NICENESS) -> None:
         self._fn, self._args = fn, args
         self._pid: int | None = None
         self._read_fd: int | None = None
@@ -52,7 +53,7 @@ class Forked(Generic[T]):
             status = 1
             try:
                 os.close(read_fd)
-                os.nice(CHILD_NICENESS)
+                os.nice(nice)
                 payload = pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(write_fd, "wb") as out:
                     out.write(payload)
