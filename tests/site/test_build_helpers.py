@@ -91,7 +91,8 @@ def test_the_site_is_the_same_byte_for_byte_with_and_without_the_helpers(project
         sites[name] = tmp_path / name
         subprocess.run(
             [sys.executable, "-m", "mcp_handbook.cli", "--root", str(project_root), "build", "--site-dir", str(sites[name])],
-            check=True, capture_output=True, timeout=240, env={**os.environ, NO_FORK_ENV: no_fork},
+            check=True, capture_output=True, timeout=240,
+            env={**os.environ, NO_FORK_ENV: no_fork, "SOURCE_DATE_EPOCH": "1764460800"},  # one date for both builds
         )
     differences: list[str] = []
 
