@@ -9,12 +9,15 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import load_corpus
 from . import snippets as snippet_files
 from .model import Corpus
+
+if TYPE_CHECKING:
+    from .forked import Forked
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
@@ -91,7 +94,7 @@ def build_site(root: Path, site_dir: Path) -> Corpus:
             return _build_with(root, site_dir, parsed)
 
 
-def _build_with(root: Path, site_dir: Path, parsed: Any) -> Corpus:
+def _build_with(root: Path, site_dir: Path, parsed: Forked[Corpus]) -> Corpus:
     """The rest of :func:`build_site`, with the corpus (``parsed.result()``) on its way."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -105,7 +108,7 @@ def _build_with(root: Path, site_dir: Path, parsed: Any) -> Corpus:
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     config_file = root / "mkdocs.yml"
     config = load_config(str(config_file), site_dir=str(site_dir), strict=True)
-    corpus: Corpus = parsed.result()
+    corpus = parsed.result()
     if corpus.diagnostics:
         raise UsageError("the content does not lint; run `mcp-handbook check`")
     reuse_corpus(corpus)  # the site's hook takes this parse instead of parsing the content again

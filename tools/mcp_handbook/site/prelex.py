@@ -12,7 +12,10 @@ Safe by construction: a token list is used only for the same lexer class,
 the same options and the very same text, so the highlighted HTML is
 byte-for-byte what pygments makes on its own (``tests/site`` checks this for
 every block); anything the table lacks, or a child that failed, is simply
-lexed here as before.
+lexed here as before. That is also why the fences are found with a regular
+expression rather than the corpus's markdown-it parse: the child runs beside
+that parse, not after it, and also reads pages that hold no rule; a fence it
+reads differently only costs a lexing here.
 """
 
 from __future__ import annotations

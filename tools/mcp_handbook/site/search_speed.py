@@ -28,6 +28,7 @@ from typing import Any
 from mkdocs.structure.files import InclusionLevel
 
 from ..forked import Forked
+from .state import config_file
 
 SPAN = re.compile(r'<span(?: class="[^"]*")?>|</span>')
 PRE = re.compile(r"<pre\b.*?</pre>", re.S)
@@ -62,14 +63,10 @@ _JOBS: dict[str, tuple[Any, Any, Forked[list[dict[str, Any]]]]] = {}
 """Config file -> (material's index, its own add_entry_from_context, the child making the entries)."""
 
 
-def _config_key(config: Any) -> str:
-    return str(Path(config["config_file_path"]).resolve())
-
-
 @contextmanager
-def index_in_child(config_file: Any) -> Iterator[None]:
-    """Within the block, a build of ``config_file`` makes its search index in a child process."""
-    key = str(Path(config_file).resolve())
+def index_in_child(path: Path) -> Iterator[None]:
+    """Within the block, a build of the mkdocs.yml at ``path`` makes its search index in a child process."""
+    key = str(path.resolve())
     _WANTED.add(key)
     try:
         yield
@@ -92,7 +89,7 @@ def _index_pages(index: Any, pages: list[Any], contents: list[str]) -> list[dict
 
 def start_indexing(config: Any, files: Any) -> None:
     """``on_env``: fork the indexer when this build asked for it and can have it."""
-    key = _config_key(config)
+    key = str(config_file(config))
     plugin = config.plugins.get("material/search")
     index = getattr(plugin, "search_index", None)
     if key not in _WANTED or index is None or getattr(plugin, "is_dirty", True) or index.entries:
@@ -107,7 +104,7 @@ def start_indexing(config: Any, files: Any) -> None:
 
 def finish_indexing(config: Any) -> None:
     """``on_post_build`` (before material's): hand material the child's entries."""
-    found = _JOBS.pop(_config_key(config), None)
+    found = _JOBS.pop(str(config_file(config)), None)
     if found is None:
         return
     index, add, job = found

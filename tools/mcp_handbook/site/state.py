@@ -49,8 +49,13 @@ def reuse_corpus(corpus: Corpus) -> None:
     _PRELOADED[corpus.root] = corpus
 
 
+def config_file(config: Any) -> Path:
+    """The build's mkdocs.yml, resolved: what per-build state is keyed by."""
+    return Path(config["config_file_path"]).resolve()
+
+
 def _root(config: Any) -> Path:
-    return Path(config["config_file_path"]).resolve().parent
+    return config_file(config).parent
 
 
 def load_site_data(config: Any) -> SiteData:

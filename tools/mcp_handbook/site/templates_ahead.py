@@ -27,6 +27,8 @@ from typing import Any
 import jinja2
 from jinja2 import meta
 
+from .state import config_file
+
 ENTRY_TEMPLATES = ("main.html", "404.html", "sitemap.xml")
 """What mkdocs renders directly; every template they reach by a literal name is compiled."""
 
@@ -112,9 +114,9 @@ _PENDING: dict[Path, Callable[[], Compiled]] = {}
 
 
 @contextmanager
-def compiled_for(config_file: Path, answer: Callable[[], Compiled]) -> Iterator[None]:
-    """Within the block, a build of ``config_file`` takes its compiled templates from ``answer()``."""
-    key = config_file.resolve()
+def compiled_for(path: Path, answer: Callable[[], Compiled]) -> Iterator[None]:
+    """Within the block, a build of the mkdocs.yml at ``path`` takes its compiled templates from ``answer()``."""
+    key = path.resolve()
     _PENDING[key] = answer
     try:
         yield
@@ -124,7 +126,7 @@ def compiled_for(config_file: Path, answer: Callable[[], Compiled]) -> Iterator[
 
 def use_compiled(env: jinja2.Environment, config: Any) -> jinja2.Environment:
     """The ``on_env`` hook's work: serve the templates compiled for this build, if any were."""
-    answer = _PENDING.pop(Path(config["config_file_path"]).resolve(), None)
+    answer = _PENDING.pop(config_file(config), None)
     if answer is not None:
         serve_compiled(env, answer)
     return env
