@@ -16,6 +16,53 @@ SCOPES = ("universal", "opinionated", "stack")
 SEVERITIES = ("high", "medium", "low")
 CHECKS = ("automated", "manual")
 QUALIFIER_KINDS = ("empirical", "conditional")
+BASES = ("spec-must", "spec-should", "security", "practice")
+"""A rule's authority: the specification's MUST or SHOULD for this exact claim, an
+exploitable weakness without it, or this handbook's recommendation."""
+SCOPES_FOR_BASIS = {
+    "spec-must": ("universal", "stack"),
+    "spec-should": ("universal", "stack"),
+    "security": ("universal", "stack"),
+    "practice": ("opinionated", "stack"),
+}
+"""Which scopes each basis allows: ``universal`` is earned by the specification or
+by a realistic exploit, never by this handbook's preference."""
+PROFILES = ("spec", "baseline", "full")
+"""Review profiles, each a superset of the one before (like ASVS levels)."""
+PROFILE_BASES = {
+    "spec": ("spec-must", "spec-should"),
+    "baseline": ("spec-must", "spec-should", "security"),
+    "full": BASES,
+}
+PROFILE_MEANING = {
+    "spec": "what the MCP specification requires or recommends (spec-must and spec-should rules)",
+    "baseline": "the specification plus security: every universal rule (the default)",
+    "full": "everything, this handbook's opinions and stack rules included",
+}
+THREAT_PATTERN = re.compile(r"^(CWE-[1-9]\d{0,4}|MCP(0[1-9]|10))$")
+OWASP_MCP_TOP10 = "OWASP MCP Top 10 (beta, as read 2026-12-01)"
+"""The list the ``MCPnn`` ids refer to; it is in beta and its order may change."""
+CONDITIONS: dict[str, str] = {
+    "stdio": "the server speaks the stdio transport",
+    "http": "the server is reachable over Streamable HTTP",
+    "legacy-era": "the server speaks a handshake-era revision (2025-11-25 or older)",
+    "spawns-processes": "the server starts child processes",
+    "takes-paths": "a tool takes a file-system path",
+    "fetches-urls": "a tool fetches a URL it is given",
+    "pages-lists": "the server pages list results (it hands out nextCursor)",
+    "authorizes": "the server authorizes its callers with OAuth access tokens",
+    "calls-apis-for-users": "the server calls other APIs on behalf of the users who call it",
+    "mutates-state": "a tool changes state outside the server (writes, deletes, sends)",
+    "long-running": "an operation can take longer than a client's request timeout",
+    "logging-capability": "the server declares the logging capability",
+    "sensitive-data": "the server handles personal, payment or health data, credentials, several users, or runs code",
+    "shared-state": "the server needs state or setup that outlives one client session",
+    "several-servers": "several MCP servers are offered from one deployment",
+    "operated": "you operate the server and someone reads what comes back from it",
+}
+"""The machine-readable preconditions a ``conditional`` qualifier may name in
+``applies_to``: the site's and worksheet's filters, the exports and the auditor
+read them (a rule whose condition does not hold is N/A, *does not apply*)."""
 ID_PATTERN = re.compile(r"^[A-Z]{2,5}-\d{3}$")
 VERSION_PATTERN = re.compile(r"^\d+\.\d+\.\d+$")
 REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
@@ -61,16 +108,44 @@ def _id_list(value: Any, _fields: Mapping[str, Any]) -> str | None:
     return None
 
 
+QUALIFIER_KEYS = {"empirical": {"kind", "observed", "what"}, "conditional": {"kind", "applies_to", "when"}}
+
+
+def condition_keys(qualifier: Mapping[str, Any]) -> tuple[str, ...]:
+    """The ``applies_to`` keys of a conditional qualifier (a key or a list of keys; all must hold)."""
+    value = qualifier.get("applies_to")
+    return tuple(value) if isinstance(value, list) else (value,) if isinstance(value, str) else ()
+
+
 def _qualifiers(value: Any, _fields: Mapping[str, Any]) -> str | None:
     if not isinstance(value, list):
-        return "must be a list of {kind: empirical, observed: DATE} or {kind: conditional, when: TEXT}"
+        return "must be a list of {kind: empirical, observed: DATE} or {kind: conditional, applies_to: KEY}"
     for item in value:
         if not isinstance(item, dict) or item.get("kind") not in QUALIFIER_KINDS:
             return f"each qualifier needs kind: empirical or conditional, got {item!r}"
+        unknown = sorted(set(item) - QUALIFIER_KEYS[item["kind"]])
+        if unknown:
+            return f"a {item['kind']} qualifier has unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(QUALIFIER_KEYS[item['kind']]))})"
         if item["kind"] == "empirical" and not isinstance(item.get("observed"), _dt.date):
             return "an empirical qualifier needs observed: YYYY-MM-DD (the date it was seen)"
-        if item["kind"] == "conditional" and not (isinstance(item.get("when"), str) and item["when"].strip()):
-            return "a conditional qualifier needs when: the precondition, in words"
+        if item["kind"] == "conditional":
+            keys = condition_keys(item)
+            if not keys or not all(isinstance(k, str) for k in keys):
+                return "a conditional qualifier needs applies_to: a condition key, or a list of them (all must hold)"
+            bad = [k for k in keys if k not in CONDITIONS]
+            if bad:
+                return f"unknown condition {bad[0]!r} in applies_to (known: {', '.join(CONDITIONS)})"
+            if "when" in item and not (isinstance(item["when"], str) and item["when"].strip()):
+                return "when: must be the precondition in words, when given"
+    return None
+
+
+def _threats(value: Any, _fields: Mapping[str, Any]) -> str | None:
+    if not isinstance(value, list) or not value:
+        return "must be a non-empty list of CWE ids (CWE-22) and OWASP MCP Top 10 ids (MCP01 to MCP10)"
+    bad = [v for v in value if not isinstance(v, str) or not THREAT_PATTERN.match(v)]
+    if bad:
+        return f"{bad[0]!r} is neither a CWE id (CWE-22) nor an OWASP MCP Top 10 id (MCP01 to MCP10)"
     return None
 
 
@@ -98,6 +173,8 @@ FIELDS: tuple[Field, ...] = (
     Field("scope", _one_of(SCOPES), True, "universal | opinionated | stack"),
     Field("stack", _text, False, "stack label; required when scope is stack"),
     Field("qualifiers", _qualifiers, False, "empirical (observed date) / conditional (precondition)"),
+    Field("basis", _one_of(BASES), True, "spec-must | spec-should (the cited `spec` says so) | security (cite `threats`) | practice (this handbook's advice)"),
+    Field("threats", _threats, False, "weaknesses the rule prevents: CWE ids and OWASP MCP Top 10 ids; required when basis is security"),
     Field("severity", _one_of(SEVERITIES), True, "high | medium | low"),
     Field("gate", _text, True, "checklist section key from content/handbook.yml"),
     Field("check", _one_of(CHECKS), True, "automated (a probe proves it) | manual"),
@@ -116,6 +193,32 @@ SPEC_CITATION = re.compile(r"\b(?:MCP|Model Context Protocol)\s+spec(?:ification
 """A sentence that cites the MCP specification. A rule whose ``## References``
 cite it is a *protocol rule*: it speaks for the protocol, and the protocol's
 rules differ between revisions, so it must say which revision it speaks for."""
+
+
+def basis_problems(data: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """Every (field, problem, hint) where ``basis`` and the fields it governs disagree.
+
+    Only combinations of valid values are judged: an invalid value is already HB012."""
+    basis, scope = data.get("basis"), data.get("scope")
+    if basis not in BASES:
+        return []
+    problems = []
+    if scope in SCOPES and scope not in SCOPES_FOR_BASIS[basis]:
+        if scope == "universal":
+            hint = "universal needs basis spec-must, spec-should (cite `spec:`) or security (cite `threats:`); otherwise make it opinionated"
+        else:
+            hint = f"basis {basis} allows scope {' or '.join(SCOPES_FOR_BASIS[basis])}; an opinion is basis practice"
+        problems.append(("scope", f"scope {scope} does not fit basis {basis}", hint))
+    if basis.startswith("spec-") and not data.get("spec"):
+        problems.append(("basis", f"basis {basis} needs the `spec:` the keyword stands in", "add `spec: REVISION page#section`, e.g. spec: 2025-11-25 basic/transports#stdio"))
+    if basis == "security" and not data.get("threats"):
+        problems.append(("basis", "basis security needs `threats:` naming the weakness", "add e.g. `threats: [CWE-22, MCP05]` (CWE ids, OWASP MCP Top 10 ids)"))
+    return problems
+
+
+def in_profile(basis: str, profile: str) -> bool:
+    """Whether a rule with this basis belongs to a review profile."""
+    return basis in PROFILE_BASES.get(profile, ())
 
 
 def cites_spec_without_revision(text: str) -> bool:

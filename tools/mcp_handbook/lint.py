@@ -14,6 +14,8 @@ from .probes import PROBES
 from .seams import SEAM_NAMES, TOOL_SEAM
 
 REQUIRED_SECTIONS = ("Why it matters", "How it is verified", "References")
+DEVIATE_SECTION = "When to deviate"
+"""An opinion says when a team may reasonably do otherwise (ESLint's "When not to use it")."""
 
 
 def _diag(path: str, line: int, code: str, message: str, hint: str = "") -> Diagnostic:
@@ -119,6 +121,9 @@ def body_sections(corpus: Corpus) -> Iterable[Diagnostic]:
         missing = [s for s in REQUIRED_SECTIONS if s not in rule.sections]
         if missing:
             yield _diag(rule.path, rule.body_line, "HB040", f"missing body section(s): {', '.join(missing)}", "add a `## " + missing[0] + "` heading with its text")
+        if rule.scope == "opinionated" and DEVIATE_SECTION not in rule.sections:
+            yield _diag(rule.path, rule.body_line, "HB043", f"an opinionated rule has no `## {DEVIATE_SECTION}` section",
+                        "say in a few lines why the rule is not universal and when a team may reasonably do otherwise")
 
 
 def related_ids(corpus: Corpus) -> Iterable[Diagnostic]:

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from .fields import PROFILES, condition_keys, in_profile
+
 SnippetKind = Literal["wrong", "correct"]
 
 
@@ -101,8 +103,12 @@ class Rule:
     """The file line on which the body starts."""
     stack: str = ""
     """The stack label, when the scope is ``stack``."""
+    basis: str = ""
+    """The rule's authority: ``spec-must``, ``spec-should``, ``security`` or ``practice``."""
+    threats: tuple[str, ...] = ()
+    """Weaknesses the rule prevents: CWE ids and OWASP MCP Top 10 ids."""
     qualifiers: tuple[dict, ...] = ()
-    """``empirical`` (with ``observed``) and ``conditional`` (with ``when``) qualifiers."""
+    """``empirical`` (with ``observed``) and ``conditional`` (with ``applies_to``) qualifiers."""
     probe: str = ""
     """The probe that proves an automated rule."""
     seam: str = ""
@@ -115,6 +121,8 @@ class Rule:
     """One-sentence claim (the first paragraph of the body when not given)."""
     related: tuple[str, ...] = ()
     """Ids of rules this one points to."""
+    changelog: tuple[dict, ...] = ()
+    """The rule's own history: ``{version, change}`` entries."""
     snippets: tuple[Snippet, ...] = ()
     """WRONG and CORRECT blocks in file order."""
     sections: tuple[str, ...] = ()
@@ -123,6 +131,16 @@ class Rule:
     @property
     def path(self) -> str:
         return self.location.path
+
+    @property
+    def conditions(self) -> tuple[str, ...]:
+        """The condition keys that must all hold for the rule to apply (empty: it always applies)."""
+        return tuple(k for q in self.qualifiers if q.get("kind") == "conditional" for k in condition_keys(q))
+
+    @property
+    def profiles(self) -> tuple[str, ...]:
+        """The review profiles (``spec``, ``baseline``, ``full``) that hold this rule."""
+        return tuple(p for p in PROFILES if in_profile(self.basis, p))
 
     def snippets_of(self, kind: SnippetKind) -> tuple[Snippet, ...]:
         return tuple(s for s in self.snippets if s.kind == kind)

@@ -18,7 +18,7 @@ import yaml
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from .fields import FIELDS, FIELDS_BY_NAME, cites_spec_without_revision, retirement_problems
+from .fields import FIELDS, FIELDS_BY_NAME, basis_problems, cites_spec_without_revision, retirement_problems
 from .model import Corpus, Diagnostic, Gate, Location, Rule, Snippet
 
 RULES_DIR = "rules"
@@ -88,6 +88,8 @@ def _check_fields(data: dict[str, Any], lines: dict[str, int], fm_line: int, sin
         sink.add(lines.get("scope", fm_line), "HB013", "scope is stack but no stack label is given", "add `stack: LABEL` (e.g. Python, stateful-backends)")
     if data.get("stack") and data.get("scope") != "stack":
         sink.add(lines.get("stack", fm_line), "HB013", "a stack label is given but scope is not stack", "set `scope: stack` or remove `stack:`")
+    for key, problem, hint in basis_problems(data):
+        sink.add(lines.get(key, fm_line), "HB015", problem, hint)
 
 
 def _parse_fence_info(info: str) -> tuple[str, str | None, dict[str, str], str | None]:
@@ -209,6 +211,8 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
         body=text.split("\n", fm.map[1])[-1] if fm.map[1] else text,
         body_line=body_line,
         stack=str(data.get("stack") or ""),
+        basis=str(data.get("basis") or ""),
+        threats=tuple(str(t) for t in data.get("threats") or () if isinstance(data.get("threats"), list)),
         qualifiers=qualifiers,
         probe=str(data.get("probe") or ""),
         seam=str(data.get("seam") or ""),
@@ -216,6 +220,7 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
         since=str(data.get("since") or ""),
         summary=str(data.get("summary") or ""),
         related=tuple(data.get("related") or ()),
+        changelog=tuple(c for c in data.get("changelog") or () if isinstance(c, dict)) if isinstance(data.get("changelog"), list) else (),
         snippets=tuple(snippets),
         sections=tuple(sections),
     )
