@@ -161,6 +161,11 @@
       var key = s.getAttribute("data-hb-filter");
       if (s.value && chosen[key]) chosen[key] = [s.value];
     });
+    if (chosen.without) {
+      chosen.without = Array.prototype.filter.call(form.querySelectorAll("input[data-hb-without]"), function (b) {
+        return b.checked;
+      }).map(function (b) { return b.getAttribute("data-hb-without"); });
+    }
     return chosen;
   }
 

@@ -78,7 +78,7 @@ def fake_corpus(root: Path, probes: dict[str, str]) -> Corpus:
     """A corpus of one automated high rule per probe name (``{rule_id: probe}``), for engine tests."""
     rules = tuple(
         Rule(
-            id=rule_id, title=f"rule proved by {probe}", scope="universal", severity="high", gate="testing",
+            id=rule_id, title=f"rule proved by {probe}", scope="universal", basis="security", threats=("CWE-20",), severity="high", gate="testing",
             check="automated", location=Location(f"content/rules/testing/{rule_id.lower()}.md", 1), body="", body_line=1,
             probe=probe,
         )

@@ -39,14 +39,18 @@ DEFAULT_RULES = {
 def rule_text(rule_id: str, fields: dict[str, str]) -> str:
     scope = fields.get("scope", "universal")
     stack = f"stack: {fields['stack']}\n" if scope == "stack" else ""
+    basis = fields.get("basis", "security" if scope == "universal" else "practice")
+    threats = "threats: [CWE-20]\n" if basis == "security" else ""
+    spec = "spec: 2025-11-25 basic/transports#stdio\n" if basis.startswith("spec-") else ""
     return f"""---
 id: {rule_id}
 title: {fields['title']}
 scope: {scope}
-{stack}severity: {fields['severity']}
+{stack}basis: {basis}
+{threats}severity: {fields['severity']}
 gate: {fields['gate']}
 check: manual
-since: "0.1.0"
+{spec}since: "0.1.0"
 summary: {fields.get('summary', 'The ' + fields['title'].lower() + ' rule, in one sentence.')}
 ---
 
@@ -71,6 +75,10 @@ def good_{rule_id.replace('-', '_').lower()}():
 ## How it is verified
 
 Manual: a reviewer reads the code.
+
+## When to deviate
+
+When {rule_id} does not fit the server.
 
 ## References
 

@@ -28,7 +28,7 @@ def test_json_worksheet_matches_its_shipped_schema(mini: Path, tmp_path: Path, c
     document = json.loads(export(mini, tmp_path / "ws.json", capsys, "--severity", "high", "--severity", "low").read_text())
     jsonschema.validate(document, load_schema("worksheet"))
     assert document["format"] == "mcp-handbook-worksheet" and document["doctrine_version"] == "0.1.0"
-    assert document["filters"] == {"scope": [], "stack": [], "gate": [], "severity": ["high", "low"]}
+    assert document["filters"] == {"profile": [], "scope": [], "stack": [], "gate": [], "severity": ["high", "low"], "without": []}
     assert [i["id"] for i in document["items"]] == ["TRN-001", "SEC-001", "SEC-002"]
     assert all(list(i) == list(COLUMNS) for i in document["items"])
 
@@ -71,7 +71,7 @@ def test_xlsx_restricts_status_colours_it_and_freezes_the_header(mini: Path, tmp
     rules = {r.formula[0]: r.dxf.fill.fgColor.rgb for cf in ws.conditional_formatting for r in cf.rules}
     assert set(rules) == {f'$H2="{s}"' for s in STATUSES}
     assert len(set(rules.values())) == 3, "each status has its own colour"
-    assert {str(cf.sqref) for cf in ws.conditional_formatting} == {"A2:J6"}
+    assert {str(cf.sqref) for cf in ws.conditional_formatting} == {"A2:L6"}
     assert ws.column_dimensions["B"].width >= 40 and ws.column_dimensions["I"].width >= 40
 
 

@@ -98,6 +98,8 @@ PROTOCOL_RULE = """---
 id: TRN-009
 title: A rule that may speak for the protocol
 scope: universal
+basis: security
+threats: [CWE-20]
 severity: low
 gate: transport
 check: manual
@@ -123,7 +125,7 @@ x
 @pytest.mark.parametrize(
     ("spec", "citation", "expected"),
     [
-        ("", "The MCP specification, Transports, stdio.", {("HB014", 23)}),
+        ("", "The MCP specification, Transports, stdio.", {("HB014", 25)}),
         ("spec: 2025-11-25 basic/transports#stdio\n", "The MCP specification, Transports, stdio.", set()),
         ("", "MCP specification 2025-11-25, Transports, *stdio*.", set()),
         ("", "JSON-RPC 2.0 specification, section 5.", set()),  # not a protocol rule

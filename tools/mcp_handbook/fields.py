@@ -27,6 +27,8 @@ SCOPES_FOR_BASIS = {
 }
 """Which scopes each basis allows: ``universal`` is earned by the specification or
 by a realistic exploit, never by this handbook's preference."""
+FINDING_KIND = {"spec-must": "spec violation", "spec-should": "spec violation", "security": "security finding", "practice": "recommendation"}
+"""How a failed rule reads in a report or an audit, by its basis: an opinion never reads as a violation."""
 PROFILES = ("spec", "baseline", "full")
 """Review profiles, each a superset of the one before (like ASVS levels)."""
 PROFILE_BASES = {

@@ -18,7 +18,8 @@ from .model import Corpus, Diagnostic, Location, Rule
 from .parse import RULES_DIR, parse_content, parse_rule_file
 
 COMPARED_FIELDS = (
-    "title", "scope", "stack", "severity", "gate", "check", "probe", "seam", "spec", "summary", "qualifiers", "related", "since",
+    "title", "scope", "stack", "basis", "threats", "severity", "gate", "check", "probe", "seam", "spec", "summary", "qualifiers",
+    "related", "since",
 )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .. import load_corpus
+from ..fields import PROFILES
 from ..model import Corpus
 from .engine import AuditError, run_audit
 from .plan import AuditOptions
@@ -71,7 +72,7 @@ def _options(args: argparse.Namespace, corpus: Corpus) -> AuditOptions:
     allow = None if args.allow_all_tool_calls else frozenset(args.allow_tool_calls or ())
     return AuditOptions(
         timeout=args.timeout, probe_timeout=args.probe_timeout, wait=args.wait, jobs=args.jobs,
-        allow_tool_calls=allow, rules=frozenset(args.rule) if args.rule else None,
+        allow_tool_calls=allow, rules=frozenset(args.rule) if args.rule else None, gate=args.gate,
     )
 
 
@@ -131,4 +132,6 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--allow-all-tool-calls", action="store_true", help="call any tool (only for a server you own, in a sandbox)")
     p.add_argument("--rule", action="append", metavar="ID", help="check only this automated rule (repeatable)")
+    p.add_argument("--gate", choices=PROFILES, default=DEFAULTS.gate,
+                   help="exit 1 only when a HIGH rule of this profile fails: spec, baseline (spec plus security; default) or full")
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- then the server command and its arguments")

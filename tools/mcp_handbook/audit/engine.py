@@ -21,9 +21,10 @@ from pathlib import Path
 
 from ..model import Corpus, Rule
 from ..probes.base import Finding, Probe, not_applicable
+from .applies import does_not_apply
 from .contain import Contained
 from .guard import ToolCallGuard
-from .plan import AuditOptions, AuditResult, RuleFinding
+from .plan import DOES_NOT_APPLY, NOT_CHECKED, AuditOptions, AuditResult, RuleFinding
 from .preflight import ServerFacts, handshake
 from .target import AuditTarget, audit_env
 
@@ -155,8 +156,10 @@ def run_audit(
         try:
             facts, pre = _preflight(targets, options, deadline)
             plan = _plan(corpus, options)
+            elsewhere = {r.id: why for rules in plan.values() for r in rules if (why := does_not_apply(r, facts))}
+            runnable = {name: rules for name, rules in plan.items() if any(r.id not in elsewhere for r in rules)}
             jobs = _jobs(options)
-            queue, verdicts = _queue(plan, probes, targets, facts, options, jobs=jobs)
+            queue, verdicts = _queue(runnable, probes, targets, facts, options, jobs=jobs)
             runs = _schedule(queue, jobs=jobs, deadline=deadline, budget=options.timeout)
         except BaseException:  # Ctrl-C, SIGTERM: the servers run in their own sessions and would live on
             targets.kill_all()
@@ -167,7 +170,9 @@ def run_audit(
         for name, run in runs.items():
             verdicts[name] = _with_canary(run.finding(), name, canary)
         findings = tuple(
-            RuleFinding(rule, name, verdicts[name], runs[name].seconds if name in runs else 0.0)
+            RuleFinding(rule, name, not_applicable(elsewhere[rule.id]), 0.0, na=DOES_NOT_APPLY) if rule.id in elsewhere
+            else RuleFinding(rule, name, verdicts[name], runs[name].seconds if name in runs else 0.0,
+                             na=NOT_CHECKED if verdicts[name].status == "N/A" else "")
             for name, rules in plan.items() for rule in rules
         )
     return AuditResult(tuple(argv), facts, findings, tuple(canary), time.monotonic() - started, options)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..fields import SEVERITIES
+from ..fields import SEVERITIES, in_profile
 from ..model import Rule
 from ..probes.base import Finding
 from .preflight import ServerFacts
 
 STATUSES = ("FAIL", "PASS", "N/A")
 """A probe's verdicts, in the order a summary shows them."""
+DOES_NOT_APPLY, NOT_CHECKED = "does not apply", "not checked"
+"""The two N/As, never to be blurred: the rule's condition does not hold for this server, or the
+probe could not see (a not-checked rule is never reported as safe)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +32,8 @@ class AuditOptions:
     """Tools that are not read-only but may be called with adversarial arguments; None means every tool."""
     rules: frozenset[str] | None = None
     """Only these rule ids (None: every automated rule)."""
+    gate: str = "baseline"
+    """The review profile whose HIGH failures set exit 1: ``spec``, ``baseline`` or ``full``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +44,8 @@ class RuleFinding:
     probe: str
     finding: Finding
     seconds: float
+    na: str = ""
+    """For an N/A finding: :data:`DOES_NOT_APPLY` or :data:`NOT_CHECKED`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +70,14 @@ class AuditResult:
         order = {sev: i for i, sev in enumerate(SEVERITIES)}
         return sorted((f for f in self.findings if f.finding.status == "FAIL"), key=lambda f: order.get(f.rule.severity, 9))
 
+    def gating(self) -> list[RuleFinding]:
+        """HIGH failures of rules in the gate's profile: what sets the exit code."""
+        return [f for f in self.failures() if f.rule.severity == "high" and in_profile(f.rule.basis, self.options.gate)]
+
+    def not_checked(self) -> list[RuleFinding]:
+        return [f for f in self.findings if f.na == NOT_CHECKED]
+
     @property
     def exit_code(self) -> int:
-        """1 when any HIGH rule failed (the same gate as ``mcp-handbook report``), else 0."""
-        return 1 if any(f.rule.severity == "high" for f in self.failures()) else 0
+        """1 when a HIGH rule of the gate's profile failed (the same gate as ``mcp-handbook report``), else 0."""
+        return 1 if self.gating() else 0

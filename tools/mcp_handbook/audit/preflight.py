@@ -30,8 +30,12 @@ class ServerFacts:
     """Seconds from spawn to the ``initialize`` answer."""
     server_info: dict[str, Any] = field(default_factory=dict)
     protocol_version: str = ""
+    capabilities: dict[str, Any] = field(default_factory=dict)
+    """The ``capabilities`` the server declared in its ``initialize`` result."""
     tools: list[dict[str, Any]] = field(default_factory=list)
     tools_listed: bool = False
+    paged: bool = False
+    """``tools/list`` handed out a ``nextCursor`` (the server pages its lists)."""
     problem: str = ""
     """What went wrong, in one sentence, when the handshake did not complete."""
 
@@ -81,8 +85,11 @@ def handshake(facts: ServerFacts, target: Target) -> Finding:
     facts.answered = True
     facts.server_info = result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else {}
     facts.protocol_version = str(result.get("protocolVersion", ""))
+    facts.capabilities = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
     try:
-        facts.tools = list_tools(session, timeout=target.timeout)
+        pages: list[dict[str, Any]] = []
+        facts.tools = list_tools(session, timeout=target.timeout, pages=pages)
+        facts.paged = any(p.get("nextCursor") for p in pages)
         facts.tools_listed = True
     except WireTimeout as exc:
         facts.problem = f"tools/list was not answered: {exc}"

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..export import WRITERS, stamp_for, worksheet_rows, write_worksheet
 from ..model import Corpus
 from ..probes.base import Finding
-from .plan import AuditResult, RuleFinding
+from .plan import NOT_CHECKED, AuditResult, RuleFinding
 
 STATUS_WORDS = {"PASS": "Pass", "FAIL": "Fail", "N/A": "N/A"}
 """Probe verdicts as a reviewer writes them in the worksheet (``export.STATUSES``)."""
@@ -53,7 +53,10 @@ def audit_rows(corpus: Corpus, result: AuditResult) -> list[dict[str, str]]:
     for row in rows:
         found = by_id.get(row["id"])
         if found is not None:
-            row.update(status=STATUS_WORDS[found.finding.status], evidence=evidence_text(found.finding), notes=_note(found, result))
+            evidence = evidence_text(found.finding)
+            if found.na == NOT_CHECKED:
+                evidence = f"not checked: {evidence}"
+            row.update(status=STATUS_WORDS[found.finding.status], evidence=evidence, notes=_note(found, result))
     return rows
 
 

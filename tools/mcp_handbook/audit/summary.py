@@ -9,8 +9,8 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from ..fields import SEVERITIES
-from .plan import AuditResult
+from ..fields import FINDING_KIND, SEVERITIES
+from .plan import DOES_NOT_APPLY, AuditResult
 from .sheet import clean
 
 
@@ -21,18 +21,28 @@ def summary_lines(result: AuditResult, *, worksheet: Path, fmt: str, manual: int
         f"audit of {shlex.join(result.command)}: {checked} automated rule(s) in {result.seconds:.1f} s",
         f"  server: {clean(result.facts.describe())}",
     ]
+    unchecked = result.not_checked()
+    unchecked_security = [f for f in unchecked if f.rule.basis == "security"]
+    if unchecked_security:
+        ids = ", ".join(f.rule.id for f in unchecked_security)
+        lines.insert(0, f"NOT CHECKED: {len(unchecked_security)} security rule(s) could not be checked and are not known to be safe: {ids}")
+    elsewhere = sum(1 for f in result.findings if f.na == DOES_NOT_APPLY)
+    lines.append(f"  N/A: {elsewhere} do not apply to this server, {len(unchecked)} not checked")
     for severity in SEVERITIES:
         row = counts.get(severity, {})
         lines.append(f"  {severity.upper():<6} {row.get('FAIL', 0)} fail, {row.get('PASS', 0)} pass, {row.get('N/A', 0)} n/a")
     for found in result.failures():
         rule = found.rule
-        lines.append(f"{rule.location}: {rule.id} FAIL ({rule.severity}): {clean(found.finding.summary)[:300]}")
+        lines.append(f"{rule.location}: {rule.id} FAIL ({rule.severity}, {FINDING_KIND.get(rule.basis, 'recommendation')}: {rule.scope}, {rule.basis}): {clean(found.finding.summary)[:300]}")
     if result.canary:
         lines.append(f"secret canary came back {len(result.canary)} time(s):")
         lines += [f"  {clean(seen)[:300]}" for seen in result.canary[:5]]
     if not result.facts.answered and "exited" in result.facts.problem:
         lines.append("  (the server runs in an empty temporary directory: give file paths in its command as absolute paths)")
     lines.append(f"{worksheet}: wrote the worksheet ({fmt}; {checked} checked, {manual} manual item(s) left for the reviewer)")
-    high = sum(1 for f in result.failures() if f.rule.severity == "high")
-    lines.append(f"{high} HIGH rule(s) failed: exit 1" if high else "no HIGH rule failed: exit 0")
+    gate = result.options.gate
+    gating = len(result.gating())
+    other = sum(1 for f in result.failures() if f.rule.severity == "high") - gating
+    verdict = f"{gating} HIGH rule(s) of the {gate} profile failed: exit 1" if gating else f"no HIGH rule of the {gate} profile failed: exit 0"
+    lines.append(verdict + (f" ({other} other HIGH failure(s) are recommendations outside the profile)" if other else ""))
     return lines

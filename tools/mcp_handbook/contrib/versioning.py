@@ -24,14 +24,15 @@ LEVELS = ("patch", "minor", "major")
 SEVERITY_RANK = {"low": 1, "medium": 2, "high": 3}
 
 FIELD_LEVELS: dict[str, str] = {
-    "title": "minor", "scope": "minor", "stack": "minor", "qualifiers": "minor", "check": "minor", "spec": "minor",
-    "summary": "patch", "gate": "patch", "probe": "patch", "seam": "patch", "related": "patch", "since": "patch",
+    "title": "minor", "scope": "minor", "stack": "minor", "basis": "minor", "qualifiers": "minor", "check": "minor", "spec": "minor",
+    "threats": "patch", "summary": "patch", "gate": "patch", "probe": "patch", "seam": "patch", "related": "patch", "since": "patch",
 }
 """The level of a changed front-matter field; severity is judged by direction (see ``_severity``)."""
 
 FIELD_NOTES: dict[str, str] = {
     "title": "claim reworded: make it major if the claim is reversed",
     "scope": "scope changed",
+    "basis": "its authority changed: what the specification requires versus what the handbook advises",
     "check": "how it is checked changed",
     "spec": "now speaks for another specification revision or section",
 }

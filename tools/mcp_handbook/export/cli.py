@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .. import load_corpus
 from ..model import Corpus
-from .filters import FILTER_KEYS, normalise, select_rules, unknown_values
+from .filters import FILTER_HELP, FILTER_KEYS, normalise, select_rules, unknown_values
 
 FORMATS = ("md", "csv", "json", "xlsx")
 
@@ -116,4 +116,4 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("-o", "--output", required=True, help="the file to write (for skill: the bundle folder, named like the skill)")
     p.add_argument("--name", help="skill name (default: the -o folder's name)")
     for key in FILTER_KEYS:
-        p.add_argument(f"--{key}", action="append", metavar=key.upper(), help=f"keep rules with this {key} (repeatable)")
+        p.add_argument(f"--{key}", action="append", metavar=key.upper(), help=FILTER_HELP.get(key, f"keep rules with this {key} (repeatable)"))

@@ -1,4 +1,4 @@
-"""Which rules an export holds: the ``--scope --stack --gate --severity`` filters.
+"""Which rules an export holds: the ``--profile --scope --stack --gate --severity`` filters.
 
 The same filters are written into every export's stamp (as ``gate=security;
 severity=high,medium``) and read back by ``report``, so a repeat audit knows
@@ -9,11 +9,30 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ..fields import SCOPES, SEVERITIES
+from ..fields import CONDITIONS, PROFILES, SCOPES, SEVERITIES, in_profile
 from ..model import Corpus, Rule
 
-FILTER_KEYS = ("scope", "stack", "gate", "severity")
-"""Rule fields an export can be narrowed by, in the order the stamp lists them."""
+FILTER_KEYS = ("profile", "scope", "stack", "gate", "severity", "without")
+"""What an export can be narrowed by, in the order the stamp lists them: the review
+profile (``spec``, ``baseline``, ``full``, read from each rule's ``basis``), rule fields,
+and ``without``: conditions the reviewed server does not meet (``http``, ``takes-paths``),
+which leave out the rules that apply only under them."""
+
+
+FILTER_HELP = {
+    "profile": "keep the rules of this review profile: spec (the specification's MUST/SHOULD), baseline (spec plus security: every universal rule), full (everything)",
+    "without": f"leave out rules that apply only when this condition holds; the server does not (repeatable; one of {', '.join(CONDITIONS)})",
+}
+
+
+def filter_value(rule: Rule, key: str) -> str:
+    """What a rule holds for a filter key, as the site's ``data-`` attributes carry it:
+    space-separated tokens for ``profile`` (the profiles holding it) and ``without`` (its conditions)."""
+    if key == "profile":
+        return " ".join(rule.profiles)
+    if key == "without":
+        return " ".join(rule.conditions)
+    return str(getattr(rule, key))
 
 Filters = dict[str, tuple[str, ...]]
 
@@ -25,7 +44,18 @@ def normalise(filters: Mapping[str, Iterable[str] | None] | None) -> Filters:
 
 
 def matches(rule: Rule, filters: Mapping[str, tuple[str, ...]]) -> bool:
-    return all(not wanted or getattr(rule, key) in wanted for key, wanted in filters.items())
+    for key, wanted in filters.items():
+        if not wanted:
+            continue
+        if key == "profile":
+            if not any(in_profile(rule.basis, p) for p in wanted):
+                return False
+        elif key == "without":
+            if set(rule.conditions) & set(wanted):
+                return False
+        elif getattr(rule, key) not in wanted:
+            return False
+    return True
 
 
 def select_rules(corpus: Corpus, filters: Mapping[str, tuple[str, ...]]) -> list[Rule]:
@@ -36,10 +66,12 @@ def select_rules(corpus: Corpus, filters: Mapping[str, tuple[str, ...]]) -> list
 def unknown_values(corpus: Corpus, filters: Mapping[str, tuple[str, ...]]) -> list[str]:
     """One message per filter value no rule could ever match (a typo, usually)."""
     known = {
+        "profile": PROFILES,
         "scope": SCOPES,
         "severity": SEVERITIES,
         "gate": tuple(g.key for g in corpus.gates),
         "stack": tuple(sorted({r.stack for r in corpus.rules if r.stack})),
+        "without": tuple(CONDITIONS),
     }
     problems = []
     for key, wanted in filters.items():

@@ -20,7 +20,12 @@ from ..model import Corpus, Rule
 from .files import atomic_write
 from .filters import FILTER_KEYS, filters_text, normalise
 
-COLUMNS = ("id", "title", "scope", "stack", "severity", "gate", "check", "status", "evidence", "notes")
+COLUMNS = ("id", "title", "scope", "stack", "severity", "gate", "check", "status", "evidence", "notes", "basis", "applies_to")
+ADDED_COLUMNS = ("basis", "applies_to")
+"""Columns added in doctrine 1.0.0, last so the reviewer's columns keep their letters; a worksheet
+exported before them still reads back."""
+READ_COLUMNS = tuple(c for c in COLUMNS if c not in ADDED_COLUMNS)
+"""The columns ``report`` requires of a worksheet."""
 STAMP_COLUMNS = ("doctrine_version", "commit", "date", "filters")
 """Extra CSV columns, repeated on every row so the file stays one clean table."""
 STATUSES = ("Pass", "Fail", "N/A")
@@ -80,8 +85,8 @@ def stamp_for(corpus: Corpus, *, filters: Mapping[str, Iterable[str] | None] | N
 def worksheet_rows(rules: Iterable[Rule]) -> list[dict[str, str]]:
     return [
         {
-            "id": r.id, "title": r.title, "scope": r.scope, "stack": r.stack, "severity": r.severity,
-            "gate": r.gate, "check": r.check, "status": "", "evidence": "", "notes": "",
+            "id": r.id, "title": r.title, "scope": r.scope, "basis": r.basis, "stack": r.stack, "severity": r.severity,
+            "gate": r.gate, "check": r.check, "applies_to": " ".join(r.conditions), "status": "", "evidence": "", "notes": "",
         }
         for r in rules
     ]

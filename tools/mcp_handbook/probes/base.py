@@ -99,13 +99,17 @@ def compact(value: Any, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + " …"
 
 
-def list_tools(session: WireSession, *, timeout: float, max_pages: int = 50) -> list[dict[str, Any]]:
-    """Every tool the server lists, following cursors (bounded)."""
+def list_tools(
+    session: WireSession, *, timeout: float, max_pages: int = 50, pages: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """Every tool the server lists, following cursors (bounded); each page's result is appended to ``pages`` when given."""
     tools: list[dict[str, Any]] = []
     cursor = None
     for _ in range(max_pages):
         response = session.request("tools/list", {"cursor": cursor} if cursor else {}, timeout=timeout)
         result = response.get("result") or {}
+        if pages is not None and isinstance(result, dict):
+            pages.append(result)
         tools.extend(t for t in result.get("tools") or [] if isinstance(t, dict))
         cursor = result.get("nextCursor")
         if not cursor:

@@ -16,12 +16,12 @@ from .read import read_worksheet
 from .render import problems_json, render_json, render_text, report_data
 
 
-def make_report(path: Path, *, root: Path, current: Corpus, file: str | None = None) -> Report | list[Problem]:
+def make_report(path: Path, *, root: Path, current: Corpus, file: str | None = None, profile: str = "baseline") -> Report | list[Problem]:
     """A report, or every problem with the worksheet (each naming its file, row and column)."""
     filled, problems = read_worksheet(path, file=file)
     if filled is None:
         return problems
-    return build_report(filled, root=root, current=current, read_problems=problems)
+    return build_report(filled, root=root, current=current, read_problems=problems, profile=profile)
 
 
 __all__ = [

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .. import load_corpus
+from ..fields import PROFILES
 from . import make_report, problems_json, render_json, render_text
 
 EXIT_HIGH_FAIL, EXIT_BAD_INPUT = 1, 2
@@ -23,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     except UsageError as exc:  # caught here: under `python -m`, main() knows another UsageError class
         print(f"mcp-handbook: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    result = make_report(Path(args.file), root=root, current=load_corpus(root), file=args.file)
+    result = make_report(Path(args.file), root=root, current=load_corpus(root), file=args.file, profile=args.profile)
     if isinstance(result, list):
         if args.format == "json":
             print(problems_json(args.file, result), end="")
@@ -36,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:
-    p = add("report", run, "findings from a filled worksheet (md, csv, json, xlsx); exit 1 if any HIGH item is Fail, 2 on bad input")
+    p = add("report", run, "findings from a filled worksheet (md, csv, json, xlsx); exit 1 if a HIGH item of the profile is Fail, 2 on bad input")
     p.add_argument("file", help="the filled worksheet")
     p.add_argument("--format", choices=("text", "json"), default="text", help="text for people (default), json for machines")
+    p.add_argument("--profile", choices=PROFILES, default="baseline",
+                   help="whose HIGH failures set exit 1: spec (the specification's MUST/SHOULD), baseline (spec plus security, the default), full (opinions too)")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..export.filters import Filters, matches, parse_filters_text
 from ..export.worksheet import STATUSES
-from ..fields import SEVERITIES
+from ..fields import SEVERITIES, in_profile
 from ..history import RuleChange
 from ..model import Corpus, Rule
 from .places import Place, Problem
@@ -35,6 +35,9 @@ class Item:
     evidence: str
     notes: str
     place: str
+    scope: str = ""
+    basis: str = ""
+    """The rule's authority in the worksheet's doctrine: only ``spec-*`` and ``security`` findings are violations."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,8 @@ class Report:
     items: tuple[Item, ...]
     since: Since | None = None
     severities: tuple[str, ...] = field(default=SEVERITIES)
+    profile: str = "baseline"
+    """The review profile whose HIGH failures set the exit code (``spec``, ``baseline``, ``full``)."""
 
     def counts(self) -> dict[str, dict[str, int]]:
         table = {sev: {**{s: 0 for s in STATUSES}, UNFILLED: 0} for sev in self.severities}
@@ -75,10 +80,14 @@ class Report:
     def unfilled(self) -> list[Item]:
         return [i for i in self.items if not i.status]
 
+    def gating(self) -> list[Item]:
+        """HIGH failures of rules in the report's profile: what sets the exit code."""
+        return [i for i in self.failures("high") if in_profile(i.basis, self.profile)]
+
     @property
     def exit_code(self) -> int:
-        """1 when any HIGH item failed, so CI can gate on the report; else 0."""
-        return 1 if self.failures("high") else 0
+        """1 when a HIGH item of the profile failed, so CI can gate on the report; else 0."""
+        return 1 if self.gating() else 0
 
 
 def status_of(text: str) -> str | None:
@@ -106,8 +115,14 @@ def _items(filled: Filled, rules: dict[str, Rule], version: str) -> tuple[list[I
         if rule is None or status is None or rule_id in seen:
             continue
         seen[rule_id] = f"{entry.place.row_word} {entry.place.row}"
-        items.append(Item(rule.id, rule.title, rule.severity, rule.gate, status, entry.value("evidence"), entry.value("notes"), str(entry.place)))
+        items.append(Item(rule.id, rule.title, rule.severity, rule.gate, status, entry.value("evidence"), entry.value("notes"), str(entry.place),
+                          scope=rule.scope, basis=rule.basis or _legacy_basis(rule)))
     return items, problems
+
+
+def _legacy_basis(rule: Rule) -> str:
+    """A rule from a doctrine before ``basis`` existed: universal counted as a requirement then."""
+    return "security" if rule.scope == "universal" else "practice"
 
 
 def _since(baseline: Baseline, current: Corpus, ids: set[str], filters: Filters) -> Since | None:
@@ -159,7 +174,9 @@ def sorted_problems(problems: list[Problem]) -> list[Problem]:
     return sorted(problems, key=lambda p: (p.place.sheet, p.place.row or 0, len(p.place.column), p.place.column))
 
 
-def build_report(filled: Filled, *, root: Path, current: Corpus, read_problems: list[Problem]) -> Report | list[Problem]:
+def build_report(
+    filled: Filled, *, root: Path, current: Corpus, read_problems: list[Problem], profile: str = "baseline"
+) -> Report | list[Problem]:
     """Check the worksheet against the doctrine it came from; all problems, or the report."""
     version, commit, filters_text, filters, problems = _stamp(filled)
     problems = [*read_problems, *problems]
@@ -173,4 +190,4 @@ def build_report(filled: Filled, *, root: Path, current: Corpus, read_problems: 
     if problems:
         return sorted_problems(problems)
     since = _since(baseline, current, {i.id for i in items}, filters)
-    return Report(filled.file, filled.format, version, commit, current.version, filters_text, tuple(items), since)
+    return Report(filled.file, filled.format, version, commit, current.version, filters_text, tuple(items), since, profile=profile)

@@ -6,7 +6,7 @@ import csv
 import io
 import re
 
-from ..export.worksheet import COLUMNS
+from ..export.worksheet import ADDED_COLUMNS, READ_COLUMNS
 from .places import Place, Problem, column_letter
 from .read import Cell, Entry, Filled, cells_of, decode, match_columns
 
@@ -41,7 +41,7 @@ def read_csv(data: bytes, file: str) -> tuple[Filled | None, list[Problem]]:
     def place_of(row: int):
         return lambda i: Place(file, row=row, column=column_letter(i), name=header[i] if i < len(header) else "")
 
-    index, found = match_columns(header, place_of(1), Place(file, row=1), required=(*COLUMNS, "doctrine_version"), optional=CSV_STAMP)
+    index, found = match_columns(header, place_of(1), Place(file, row=1), required=(*READ_COLUMNS, "doctrine_version"), optional=(*ADDED_COLUMNS, *CSV_STAMP))
     problems += found
     if found:
         return None, problems
@@ -121,7 +121,7 @@ def read_markdown(data: bytes, file: str) -> tuple[Filled | None, list[Problem]]
     def place_of(line_no: int):
         return lambda i: Place(file, row=line_no, row_word="line", column=str(i + 1), name=header[i] if i < len(header) else "")
 
-    index, found = match_columns(header, place_of(start + 1), Place(file, row=start + 1, row_word="line"), required=COLUMNS)
+    index, found = match_columns(header, place_of(start + 1), Place(file, row=start + 1, row_word="line"), required=READ_COLUMNS, optional=ADDED_COLUMNS)
     problems += found
     if found:
         return None, problems

@@ -6,7 +6,7 @@ import datetime as dt
 import io
 from typing import Any
 
-from ..export.worksheet import COLUMNS
+from ..export.worksheet import ADDED_COLUMNS, READ_COLUMNS
 from .places import Place, Problem, column_letter
 from .read import STAMP_KEYS, Cell, Entry, Filled, cells_of, match_columns
 
@@ -64,12 +64,12 @@ def _read(workbook: Any, file: str) -> tuple[Filled | None, list[Problem]]:
     def place_of(r: int):
         return lambda i: Place(file, sheet=ITEMS_SHEET, row=r, column=column_letter(i), name=header[i] if i < len(header) else "")
 
-    index, problems = match_columns(header, place_of(1), Place(file, sheet=ITEMS_SHEET, row=1), required=COLUMNS)
+    index, problems = match_columns(header, place_of(1), Place(file, sheet=ITEMS_SHEET, row=1), required=READ_COLUMNS, optional=ADDED_COLUMNS)
     stamp, found = _stamp(workbook, file)
     problems += found
     if "doctrine_version" not in stamp and not found:
         problems.append(Problem(Place(file, sheet=STAMP_SHEET), "no doctrine_version row: the worksheet's stamp is incomplete"))
-    if index.keys() != set(COLUMNS):
+    if not index.keys() >= set(READ_COLUMNS):
         return None, problems
     entries = tuple(
         Entry(Place(file, sheet=ITEMS_SHEET, row=r), cells_of(values, index, place_of(r)))

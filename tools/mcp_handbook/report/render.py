@@ -6,7 +6,12 @@ import json
 from typing import Any
 
 from ..export.worksheet import STATUSES
-from .findings import UNFILLED, Report, Since
+from ..fields import FINDING_KIND, in_profile
+from .findings import UNFILLED, Item, Report, Since
+
+
+def finding_kind(item: Item) -> str:
+    return FINDING_KIND.get(item.basis, "recommendation")
 from .places import Problem
 
 
@@ -43,22 +48,26 @@ def render_text(report: Report) -> str:
     filled = len(report.items) - len(report.unfilled)
     lines = [
         f"Audit report: {report.file} ({report.format}, doctrine {report.doctrine_version}, "
-        f"commit {report.commit[:12] or 'unknown'}, filters: {report.filters}); {filled} of {len(report.items)} item(s) judged",
+        f"commit {report.commit[:12] or 'unknown'}, filters: {report.filters}); {filled} of {len(report.items)} item(s) judged; "
+        f"gate: the {report.profile} profile",
     ]
     counts = report.counts()
     for severity in report.severities:
         row = counts[severity]
         lines += ["", f"{severity.upper()}: {row['Fail']} fail, {row['Pass']} pass, {row['N/A']} n/a, {row[UNFILLED]} unfilled"]
         for item in report.failures(severity):
-            lines.append(f"  FAIL {item.id}  {item.title}")
+            outside = "" if in_profile(item.basis, report.profile) else f", outside the {report.profile} profile"
+            lines.append(f"  FAIL {item.id}  {item.title}  [{finding_kind(item)}: {item.scope}, {item.basis}{outside}]")
             lines += _indent("evidence", item.evidence) + _indent("notes", item.notes)
     unfilled = report.unfilled
     lines += ["", f"Unfilled ({len(unfilled)})"]
     lines += [f"  {i.id}  {i.severity:<6}  {i.title}" for i in unfilled]
     if report.since:
         lines += _since_lines(report.since)
-    high = len(report.failures("high"))
-    verdict = f"{high} HIGH item(s) failed: exit 1" if high else "no HIGH item failed: exit 0"
+    high, gating = len(report.failures("high")), len(report.gating())
+    verdict = f"{gating} HIGH item(s) of the {report.profile} profile failed: exit 1" if gating else f"no HIGH item of the {report.profile} profile failed: exit 0"
+    if high > gating:
+        verdict += f" ({high - gating} other HIGH failure(s) are recommendations outside the profile)"
     return "\n".join([*lines, "", verdict]) + "\n"
 
 
@@ -83,7 +92,9 @@ def _since_data(since: Since | None) -> dict[str, Any] | None:
 
 def report_data(report: Report) -> dict[str, Any]:
     def item(i: Any) -> dict[str, str]:
-        return {"id": i.id, "title": i.title, "severity": i.severity, "gate": i.gate, "status": i.status, "evidence": i.evidence, "notes": i.notes, "place": i.place}
+        return {"id": i.id, "title": i.title, "severity": i.severity, "gate": i.gate, "scope": i.scope, "basis": i.basis,
+                "kind": finding_kind(i), "in_profile": in_profile(i.basis, report.profile),
+                "status": i.status, "evidence": i.evidence, "notes": i.notes, "place": i.place}
 
     return {
         "file": report.file,
@@ -92,6 +103,7 @@ def report_data(report: Report) -> dict[str, Any]:
         "commit": report.commit,
         "current_version": report.current_version,
         "filters": report.filters,
+        "profile": report.profile,
         "statuses": list(STATUSES),
         "counts": report.counts(),
         "findings": {sev: [item(i) for i in report.failures(sev)] for sev in report.severities},

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import posixpath
 
+from ..fields import PROFILE_MEANING, PROFILES, in_profile
 from ..model import Corpus
-from .labels import SCOPE_LABEL, SCOPE_MEANING
+from .labels import BASIS_LABEL, BASIS_MEANING, PROFILE_LABEL, SCOPE_LABEL, SCOPE_MEANING
 from .links import gate_src
 
 
@@ -29,4 +30,22 @@ def scope_list(corpus: Corpus, *, from_src: str) -> str:
     for scope, label in SCOPE_LABEL.items():
         count = sum(1 for r in corpus.rules if r.scope == scope)
         lines.append(f"- **[{label}]({_rel(f'tags/{scope}.md', from_src)})** ({count}): {SCOPE_MEANING[scope]}.")
+    return "\n".join(lines)
+
+
+def basis_list(corpus: Corpus, *, from_src: str) -> str:
+    """A markdown list explaining each basis (a rule's authority), with its count."""
+    lines = []
+    for basis, label in BASIS_LABEL.items():
+        count = sum(1 for r in corpus.rules if r.basis == basis)
+        lines.append(f"- **{label}** ({count}): {BASIS_MEANING[basis]}.")
+    return "\n".join(lines)
+
+
+def profile_list(corpus: Corpus, *, from_src: str) -> str:
+    """A markdown list of the review profiles, each with its rule count."""
+    lines = []
+    for profile in PROFILES:
+        count = sum(1 for r in corpus.rules if in_profile(r.basis, profile))
+        lines.append(f"- **{PROFILE_LABEL[profile]}** ({count} rules): {PROFILE_MEANING[profile]}.")
     return "\n".join(lines)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..fields import CONDITIONS, OWASP_MCP_TOP10, condition_keys
 from ..model import Rule
 
 KIND_LABEL = {"wrong": ("✗ WRONG", "hb-wrong"), "correct": ("✓ CORRECT", "hb-correct")}
@@ -12,6 +13,14 @@ SCOPE_MEANING = {
     "opinionated": "a default we recommend and label as opinion; a team may choose otherwise and say why",
     "stack": "holds only for the named stack or deployment shape",
 }
+BASIS_LABEL = {"spec-must": "Spec: MUST", "spec-should": "Spec: SHOULD", "security": "Security", "practice": "Practice"}
+BASIS_MEANING = {
+    "spec-must": "the cited specification section says MUST (or REQUIRED) for this claim",
+    "spec-should": "the cited specification section says SHOULD (or RECOMMENDED) for this claim",
+    "security": "without it, a realistic deployment is exploitable; the weakness is cited",
+    "practice": "this handbook's recommendation; the specification does not require it",
+}
+PROFILE_LABEL = {"spec": "Spec", "baseline": "Baseline", "full": "Full"}
 SEVERITY_LABEL = {"high": "High", "medium": "Medium", "low": "Low"}
 CHECK_LABEL = {"automated": "Automated", "manual": "Manual"}
 
@@ -31,14 +40,34 @@ def check_text(rule: Rule) -> str:
     return "manual (a reviewer judges)"
 
 
+def basis_text(rule: Rule) -> str:
+    return BASIS_LABEL.get(rule.basis, rule.basis or "?")
+
+
+def condition_text(key: str) -> str:
+    """What a condition key means, in words: ``takes-paths`` -> "a tool takes a file-system path"."""
+    return CONDITIONS.get(key, key)
+
+
+def threat_text(threat: str) -> str:
+    return f"{threat} ({OWASP_MCP_TOP10})" if threat.startswith("MCP") else threat
+
+
 def qualifier_text(rule: Rule) -> str:
     parts = []
     for q in rule.qualifiers:
         if q.get("kind") == "empirical":
-            parts.append(f"empirical (observed {q.get('observed')})")
+            what = f": {q['what']}" if q.get("what") else ""
+            parts.append(f"empirical (observed {q.get('observed')}{what})")
         elif q.get("kind") == "conditional":
-            parts.append(f"conditional: {q.get('when')}")
+            words = str(q["when"]) if q.get("when") else " and ".join(condition_text(k) for k in condition_keys(q))
+            parts.append(f"applies only when {words}")
     return "; ".join(parts)
+
+
+def profile_text(rule: Rule) -> str:
+    return ", ".join(PROFILE_LABEL[p] for p in rule.profiles) or "none"
+
 
 
 def page_tags(rule: Rule) -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .downloads import downloads_list
-from .home import gate_list, scope_list
+from .home import basis_list, gate_list, profile_list, scope_list
 from .labels import page_tags
 from .links import href
 from .rule_page import rule_page
@@ -31,6 +31,8 @@ def define_env(env: Any) -> None:
     env.macro(lambda: len(_data(env).corpus.rules), "rule_count")
     env.macro(lambda: gate_list(_data(env).corpus, from_src=_src(env)), "gate_list")
     env.macro(lambda: scope_list(_data(env).corpus, from_src=_src(env)), "scope_list")
+    env.macro(lambda: basis_list(_data(env).corpus, from_src=_src(env)), "basis_list")
+    env.macro(lambda: profile_list(_data(env).corpus, from_src=_src(env)), "profile_list")
     env.macro(lambda: marker("overview"), "overview_table")  # filled in after Markdown, see widgets.py
     env.macro(lambda: marker("worksheet"), "worksheet_app")
     env.macro(

@@ -12,7 +12,7 @@ from html import escape
 
 from ..model import Corpus, Rule, Snippet
 from .changes import Change
-from .labels import KIND_LABEL, check_text, qualifier_text, scope_text, severity_text
+from .labels import BASIS_MEANING, KIND_LABEL, basis_text, check_text, profile_text, qualifier_text, scope_text, severity_text, threat_text
 from .links import gate_src, href, rule_src
 from .proofs import proof_panel, verification_summary
 from .state import SiteData
@@ -35,12 +35,17 @@ def meta_block(data: SiteData, rule: Rule) -> str:
     facts = [
         _fact("Id", f"<code>{escape(rule.id)}</code>"),
         _fact("Scope", f'<span class="hb-badge hb-scope-{escape(rule.scope)}">{escape(scope_text(rule))}</span>'),
+        _fact("Basis", f'<span class="hb-badge hb-basis-{escape(rule.basis)}" title="{escape(BASIS_MEANING.get(rule.basis, ""))}">'
+                       f'{escape(basis_text(rule))}</span> <span class="hb-basis-meaning">{escape(BASIS_MEANING.get(rule.basis, ""))}</span>'),
         _fact("Severity", f'<span class="hb-badge hb-sev-{escape(rule.severity)}">{escape(severity_text(rule))}</span>'),
         _fact("Gate", gate_link),
         _fact("Check", escape(check_text(rule))),
     ]
     if rule.qualifiers:
         facts.append(_fact("Qualifiers", escape(qualifier_text(rule))))
+    if rule.threats:
+        facts.append(_fact("Threats", escape(", ".join(threat_text(t) for t in rule.threats))))
+    facts.append(_fact("Profiles", escape(profile_text(rule))))
     facts.append(_fact("Specification", escape(rule.spec) if rule.spec else "none cited (not a protocol claim)"))
     facts.append(_fact("Since", escape(rule.since or "?")))
     changes = data.changes(rule)
@@ -92,7 +97,7 @@ def _history_line(change: Change) -> str:
 def history_section(data: SiteData, rule: Rule) -> str:
     """Since when the rule exists and what changed, from its changelog and its file's git history."""
     lines = ["## Change history", "", f"Introduced in doctrine version **{escape(rule.since or '?')}**."]
-    changelog = getattr(rule, "changelog", ()) or ()  # the front-matter field, once the model carries it
+    changelog = rule.changelog
     if changelog:
         lines += ["", "Changelog:", ""]
         lines += [f"- **{escape(str(c.get('version', '?')))}**: {escape(str(c.get('change', '')))}" for c in changelog]

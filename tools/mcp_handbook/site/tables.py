@@ -12,11 +12,16 @@ import posixpath
 from collections.abc import Iterable, Sequence
 from html import escape
 
+from ..export.filters import filter_value
+from ..fields import PROFILE_MEANING
 from ..model import Corpus, Gate, Rule
-from .labels import CHECK_LABEL, SCOPE_LABEL, SEVERITY_LABEL, check_text, scope_text, severity_text
+from .labels import CHECK_LABEL, PROFILE_LABEL, SCOPE_LABEL, SEVERITY_LABEL, check_text, condition_text, scope_text, severity_text
 from .links import gate_src, href, rule_src
 
-FILTER_FIELDS = ("scope", "stack", "severity", "gate", "check")
+FILTER_FIELDS = ("profile", "scope", "stack", "severity", "gate", "check", "without")
+TOKEN_FIELDS = ("profile",)
+"""Filters a row matches when its space-separated ``data-`` value holds the chosen token."""
+TOKEN_MATCH = ' data-hb-match="token"'
 
 
 def _options(values: Iterable[tuple[str, str]]) -> str:
@@ -26,6 +31,8 @@ def _options(values: Iterable[tuple[str, str]]) -> str:
 def filter_choices(corpus: Corpus, rules: Sequence[Rule]) -> dict[str, list[tuple[str, str]]]:
     """The values each filter offers: every declared one for fixed fields, those in use for the rest."""
     return {
+        "profile": [(k, f"{v}: {PROFILE_MEANING[k].split(' (')[0]}") for k, v in PROFILE_LABEL.items()],
+        "without": [(k, condition_text(k)) for k in dict.fromkeys(c for r in rules for c in r.conditions)],
         "scope": [(k, v) for k, v in SCOPE_LABEL.items()],
         "stack": [(s, s) for s in sorted({r.stack for r in rules if r.stack})],
         "severity": [(k, v) for k, v in SEVERITY_LABEL.items()],
@@ -40,11 +47,20 @@ def filter_form(
     """A filter form for the table with id ``target``: one select per field, a text box, a live count."""
     choices = filter_choices(corpus, rules)
     selects = "".join(
-        f'<label>{escape(name.capitalize())} <select data-hb-filter="{name}">'
+        f'<label>{escape(name.capitalize())} <select data-hb-filter="{name}"{TOKEN_MATCH if name in TOKEN_FIELDS else ""}>'
         f'<option value="">All</option>{_options(choices[name])}</select></label>'
         for name in fields
-        if choices[name]
+        if choices[name] and name != "without"
     )
+    if "without" in fields and choices["without"]:
+        boxes = "".join(
+            f'<label><input type="checkbox" data-hb-without="{escape(key)}"> {escape(text)}</label>'
+            for key, text in sorted(choices["without"], key=lambda c: c[0])
+        )
+        selects += (
+            '<details class="hb-conditions"><summary>Leave out rules that do not apply: the server does not meet…</summary>'
+            f'<div class="hb-condition-boxes">{boxes}</div></details>'
+        )
     text = '<label>Text <input type="search" data-hb-filter-text placeholder="id, title, summary"></label>' if text_box else ""
     return (
         f'<form class="hb-filters" data-hb-filters="{escape(target)}" aria-label="{escape(label)}" hidden>'
@@ -60,8 +76,9 @@ def _check_cell(rule: Rule) -> str:
     return f"{label}<br><code>{escape(rule.probe)}</code>" if rule.check == "automated" and rule.probe else label
 
 
-def _row_data(rule: Rule) -> str:
-    return " ".join(f'data-{name}="{escape(getattr(rule, name))}"' for name in FILTER_FIELDS)
+def row_data(rule: Rule, fields: Sequence[str]) -> str:
+    """The row's ``data-`` attributes that the filter form matches against."""
+    return " ".join(f'data-{name}="{escape(filter_value(rule, name))}"' for name in fields)
 
 
 def overview_table(corpus: Corpus, *, from_src: str, directory_urls: bool = True) -> str:
@@ -73,7 +90,7 @@ def overview_table(corpus: Corpus, *, from_src: str, directory_urls: bool = True
         gate_link = href(gate_src(r.gate), from_src=from_src, directory_urls=directory_urls)
         summary = f'<br><span class="hb-summary">{escape(r.summary)}</span>' if r.summary else ""
         rows.append(
-            f'<tr {_row_data(r)}><td><a href="{link}"><code>{escape(r.id)}</code></a></td>'
+            f'<tr {row_data(r, FILTER_FIELDS)}><td><a href="{link}"><code>{escape(r.id)}</code></a></td>'
             f'<td><a href="{link}">{escape(r.title)}</a>{summary}</td>'
             f'<td><span class="hb-badge hb-scope-{escape(r.scope)}">{escape(scope_text(r))}</span></td>'
             f'<td><span class="hb-badge hb-sev-{escape(r.severity)}">{escape(severity_text(r))}</span></td>'

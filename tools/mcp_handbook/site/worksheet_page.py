@@ -17,7 +17,7 @@ from ..export.filters import FILTER_KEYS
 from ..model import Corpus, Rule
 from .labels import check_text, scope_text, severity_text
 from .links import gate_src, href, rule_src
-from .tables import filter_form
+from .tables import filter_form, row_data
 
 STORAGE_PREFIX = "mcp-handbook/worksheet/"
 """localStorage key prefix; the doctrine version follows, so each version keeps its own review."""
@@ -74,7 +74,7 @@ def _row(corpus: Corpus, rule: Rule, *, from_src: str, directory_urls: bool, sta
     gate = corpus.gate(rule.gate)
     link = href(rule_src(rule), from_src=from_src, directory_urls=directory_urls)
     gate_link = href(gate_src(rule.gate), from_src=from_src, directory_urls=directory_urls)
-    data = " ".join(f'data-{k}="{escape(getattr(rule, k))}"' for k in (*FILTER_KEYS, "check"))
+    data = row_data(rule, (*FILTER_KEYS, "check"))
     badges = (
         f'<span class="hb-badge hb-scope-{escape(rule.scope)}">{escape(scope_text(rule))}</span> '
         f'<span class="hb-badge hb-sev-{escape(rule.severity)}">{escape(severity_text(rule))}</span> '

@@ -49,9 +49,11 @@ def description(corpus: Corpus, gates: Sequence[Gate], stamp: Stamp) -> str:
 def _meta_line(rule: Rule) -> str:
     scope = f"stack: {rule.stack}" if rule.scope == "stack" else rule.scope
     check = f"automated (probe `{rule.probe}`)" if rule.check == "automated" and rule.probe else rule.check
-    parts = [scope, f"severity {rule.severity}", f"check {check}"]
+    parts = [scope, f"basis {rule.basis}", f"severity {rule.severity}", f"check {check}"]
     parts += [f"spec {rule.spec}"] if rule.spec else []
-    parts += [f"{q.get('kind')}: {q.get('when') or q.get('observed')}" for q in rule.qualifiers]
+    parts += [f"threats {', '.join(rule.threats)}"] if rule.threats else []
+    parts += [f"applies only when: {', '.join(rule.conditions)}"] if rule.conditions else []
+    parts += [f"empirical: observed {q.get('observed')}" for q in rule.qualifiers if q.get("kind") == "empirical"]
     parts += [f"since {rule.since}"] if rule.since else []
     return "*" + " · ".join(parts) + "*"
 

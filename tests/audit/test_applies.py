@@ -1,0 +1,43 @@
+"""A rule whose condition the preflight shows not to hold is N/A, *does not apply*; one the auditor
+cannot judge from outside runs its probe, and that probe's N/A is *not checked*, never safe."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from pathlib import Path
+
+from audit_helpers import fake_corpus
+
+from mcp_handbook.audit.applies import does_not_apply
+from mcp_handbook.audit.preflight import ServerFacts
+
+TALKED = ServerFacts(answered=True, protocol_version="2025-11-25", capabilities={"tools": {}}, tools=[{"name": "t"}], tools_listed=True)
+
+
+def _rule(*conditions: str):
+    (rule,) = fake_corpus(Path("."), {"X-001": "probe"}).rules
+    return replace(rule, qualifiers=({"kind": "conditional", "applies_to": list(conditions)},))
+
+
+@pytest.mark.parametrize(
+    ("conditions", "facts", "verdict"),
+    [
+        ((), TALKED, None),
+        (("stdio",), TALKED, None),
+        (("pages-lists",), TALKED, "does not apply: the rule is for servers where the server pages list results (it hands out nextCursor); "
+                                   "tools/list returned all 1 tool(s) on one page and handed out no cursor"),
+        (("pages-lists",), replace(TALKED, paged=True), None),
+        (("pages-lists",), replace(TALKED, tools_listed=False), None),  # cannot tell: the probe decides
+        (("logging-capability",), TALKED, "does not apply: the rule is for servers where the server declares the logging capability; "
+                                          "initialize declared no logging capability"),
+        (("logging-capability",), replace(TALKED, capabilities={"logging": {}}), None),
+        (("takes-paths",), TALKED, None),  # not visible from outside: the probe decides, and its N/A is "not checked"
+        (("stdio", "pages-lists"), TALKED, "does not apply: the rule is for servers where the server pages list results (it hands out nextCursor); "
+                                           "tools/list returned all 1 tool(s) on one page and handed out no cursor"),
+    ],
+    ids=["unconditional", "stdio", "one-page", "paged", "unlisted", "no-logging", "logging", "paths-unknowable", "all-must-hold"],
+)
+def test_conditions_are_judged_from_the_preflight(conditions: tuple[str, ...], facts: ServerFacts, verdict: str | None) -> None:
+    assert does_not_apply(_rule(*conditions), facts) == verdict

@@ -1,0 +1,63 @@
+"""Does a rule's condition hold for the audited server? A table of plain functions, one per condition key.
+
+Each answers from what the preflight saw: ``True`` (it holds), ``False`` (it
+does not: the rule is N/A, *does not apply*, and its probe is not run) or
+``None`` (the auditor cannot tell from outside, so the probe runs; if the
+probe then says N/A, that is *not checked*, never *safe*).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..fields import CONDITIONS
+from ..model import Rule
+from .preflight import ServerFacts
+
+Answer = tuple[bool | None, str]
+"""Whether the condition holds, and what was seen that says so."""
+
+
+def _stdio(facts: ServerFacts) -> Answer:
+    return True, "the server was audited over stdio"
+
+
+def _legacy_era(facts: ServerFacts) -> Answer:
+    if facts.answered:
+        return True, f"the server answered initialize (protocol {facts.protocol_version or '?'})"
+    return None, "the server did not complete the handshake"
+
+
+def _pages_lists(facts: ServerFacts) -> Answer:
+    if not facts.tools_listed:
+        return None, "tools/list was not answered"
+    if facts.paged:
+        return True, "tools/list handed out a nextCursor"
+    return False, f"tools/list returned all {len(facts.tools)} tool(s) on one page and handed out no cursor"
+
+
+def _logging_capability(facts: ServerFacts) -> Answer:
+    if not facts.answered:
+        return None, "the server did not complete the handshake"
+    if "logging" in facts.capabilities:
+        return True, "initialize declared the logging capability"
+    return False, "initialize declared no logging capability"
+
+
+CONDITION_CHECKS: dict[str, Callable[[ServerFacts], Answer]] = {
+    "stdio": _stdio,
+    "legacy-era": _legacy_era,
+    "pages-lists": _pages_lists,
+    "logging-capability": _logging_capability,
+}
+"""Condition keys the auditor can judge from the preflight; every other key is ``None`` (cannot tell)."""
+
+
+def does_not_apply(rule: Rule, facts: ServerFacts) -> str | None:
+    """Why the rule does not apply to this server (the first condition seen not to hold), or None."""
+    for key in rule.conditions:
+        check = CONDITION_CHECKS.get(key)
+        holds, seen = check(facts) if check else (None, "")
+        if holds is False:
+            return f"does not apply: the rule is for servers where {CONDITIONS[key]}; {seen}"
+    return None
