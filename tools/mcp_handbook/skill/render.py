@@ -21,7 +21,9 @@ DESCRIPTION_LIMIT = 1024
 """The Agent Skills limit on ``description``."""
 SCOPE_NOTE = (
     "**universal** rules hold for every MCP server; **opinionated** rules are the handbook's recommended default "
-    "(deviate only with a stated reason); **stack** rules apply only to the named stack."
+    "(deviate only with a stated reason); **stack** rules apply only to the named stack. Each rule's *basis* says "
+    "why: `spec-must`/`spec-should` (the cited specification revision says so), `security` (exploitable without it) "
+    "or `practice` (this handbook's advice); *applies only when* names the servers a conditional rule is for."
 )
 
 
