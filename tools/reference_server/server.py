@@ -184,7 +184,7 @@ class Server:
             report_seam_error("dispatch", exc)
             response = None
         if "id" not in msg:
-            if response is not None:  # the dispatch seam owns this rule (TRN-009): what it returns is sent
+            if response is not None:  # the dispatch seam owns this rule (ERR-001): what it returns is sent
                 self.send(response)
             return
         if response is None:
