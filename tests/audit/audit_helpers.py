@@ -20,7 +20,7 @@ from mcp_handbook.model import Corpus, Gate, Location, Rule
 from mcp_handbook.probes.base import Probe
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
-REFERENCE = [sys.executable, "-m", "reference_server", "--test-tools"]
+REFERENCE = [sys.executable, "-m", "reference_server", "--test-tools", "--page-size", "4"]  # pages, as in proofs
 CORE_RULES = ("TRN-001", "TRN-002", "SEC-001")
 """The walking skeleton's rules: stable ids whose probes are fast, used to keep hostile audits short."""
 

@@ -25,7 +25,9 @@ BY_HAND = {
     "TOOL-005": "Pass",  # get_current_time, convert_time
     "SEC-001": "N/A",  # no tool takes a path
     "TEST-003": "Fail",  # a tools/call whose argument holds a lone surrogate (\ud800) is never answered
+    "OPS-004": "N/A",  # it hands out no cursor (a bogus one gets the whole list): paging rules do not apply
 }
+DOES_NOT_APPLY = ("OPS-004",)
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +43,11 @@ def time_server() -> list[str]:
 def test_a_real_sdk_server_is_audited_to_the_end(time_server: list[str], project_root: Path, tmp_path: Path) -> None:
     out = tmp_path / "audit.json"
     run = run_cli(project_root, "audit", "-o", str(out), "--timeout", "420", "--", *time_server, limit=480)
-    assert run.code == 1, run.text  # TRN-002 is HIGH and fails
+    # its failures (no frame cap, no answer to a lone surrogate) are this handbook's advice, not the
+    # specification's: under the default baseline gate nothing blocks it, under the full profile either
+    # (both rules are medium), so the exit code is 0
+    assert run.code == 0, run.text
+    assert "no HIGH rule of the baseline profile failed: exit 0" in run.stdout
     assert "Traceback" not in run.text
     items = {item["id"]: item for item in json.loads(out.read_text())["items"]}
     automated = [r.id for r in load_corpus(project_root).rules if r.check == "automated"]
@@ -51,3 +57,5 @@ def test_a_real_sdk_server_is_audited_to_the_end(time_server: list[str], project
     for rule_id, status in BY_HAND.items():
         if rule_id in items:
             assert items[rule_id]["status"] == status, (rule_id, items[rule_id]["evidence"][:300])
+    for rule_id in DOES_NOT_APPLY:
+        assert items[rule_id]["evidence"].startswith("does not apply: "), items[rule_id]["evidence"]

@@ -81,6 +81,8 @@ def make_checkout(dest: Path, project_root: Path) -> Checkout:
         if (project_root / "content" / "rules" / rule).is_file():
             (dest / "content" / "rules" / rule).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(project_root / "content" / "rules" / rule, dest / "content" / "rules" / rule)
+    handbook = dest / "content" / "handbook.yml"  # the real retirements name rules the seed does not copy
+    handbook.write_text(handbook.read_text(encoding="utf-8").split("\nretired:", 1)[0] + "\nretired: []\n", encoding="utf-8")
     repo = Checkout(dest)
     repo.cli("snippets")  # others may be mid-edit in the real tree: start from fresh snippets
     repo.git("init", "-q", "-b", "main")

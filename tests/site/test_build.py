@@ -76,9 +76,10 @@ def test_each_gate_page_lists_exactly_its_rules_in_order(built_site: Path, corpu
 
 def test_overview_has_one_filterable_row_per_rule(built_site: Path, corpus: Corpus) -> None:
     html = page_html(built_site, "overview.md")
-    rows = re.findall(r'<tr data-scope="([^"]*)" data-stack="[^"]*" data-severity="([^"]*)" data-gate="([^"]*)" data-check="([^"]*)">', html)
-    assert rows == [(r.scope, r.severity, r.gate, r.check) for r in corpus.rules]
-    for name in ("scope", "severity", "gate", "check"):
+    rows = re.findall(r'<tr data-profile="([^"]*)" data-scope="([^"]*)" data-stack="[^"]*" data-severity="([^"]*)" '
+                      r'data-gate="([^"]*)" data-check="([^"]*)" data-without="([^"]*)">', html)
+    assert rows == [(" ".join(r.profiles), r.scope, r.severity, r.gate, r.check, " ".join(r.conditions)) for r in corpus.rules]
+    for name in ("profile", "scope", "severity", "gate", "check"):
         assert f'data-hb-filter="{name}"' in html
 
 
@@ -195,5 +196,5 @@ def test_a_stack_rule_brings_a_stack_filter_and_its_tag_page_listing(corpus: Cor
     changed = dataclasses.replace(corpus, rules=(stacked, *corpus.rules[1:]))
     html = worksheet_app(changed, from_src="worksheet.md")
     assert '<select data-hb-filter="stack">' in html and '<option value="Python">Python</option>' in html
-    assert f'<tr data-id="{stacked.id}" data-scope="stack" data-stack="Python"' in html
+    assert re.search(rf'<tr data-id="{stacked.id}" data-profile="[^"]*" data-scope="stack" data-stack="Python"', html)
     assert '"Stack", "Stack: Python"' in scope_page(changed, "stack")

@@ -69,6 +69,9 @@ def test_overview_filters_by_severity_gate_check_and_text(visit: Any, corpus: Co
     form.locator("button[type=reset]").click()
     page.wait_for_function("document.querySelectorAll('#hb-overview tbody tr:not([hidden])').length > 0")
     assert len(shown()) == len(corpus.rules)
+    for profile in ("spec", "baseline", "full"):
+        form.locator('select[data-hb-filter="profile"]').select_option(profile)
+        assert len(shown()) == sum(1 for r in corpus.rules if profile in r.profiles), profile
     visit.assert_clean()
 
 

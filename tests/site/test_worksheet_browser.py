@@ -159,3 +159,19 @@ def test_statuses_offered_are_the_exporters(visit: Any, corpus: Corpus) -> None:
     values = row(page, corpus.rules[0].id).locator("input[type=radio]").evaluate_all("els => els.map(e => e.value)")
     assert values == ["", *STATUSES]
     visit.assert_clean()
+
+
+def test_a_profile_and_an_unmet_condition_narrow_the_review_and_are_stamped(visit: Any, corpus: Corpus, tmp_path: Path) -> None:
+    condition = next(c for r in corpus.rules for c in r.conditions)
+    wanted = [r.id for r in corpus.rules if "baseline" in r.profiles and condition not in r.conditions]
+    page = visit.open("worksheet/")
+    page.locator('form[data-hb-filters] select[data-hb-filter="profile"]').select_option("baseline")
+    page.locator("form[data-hb-filters] details.hb-conditions summary").click()
+    page.locator(f'input[data-hb-without="{condition}"]').check()
+    visible = [r.id for r in corpus.rules if row(page, r.id).is_visible()]
+    assert visible == wanted and 0 < len(wanted) < len(corpus.rules)
+    rows = list(csv.DictReader(io.StringIO(export(page, "csv", tmp_path))))
+    assert [r["id"] for r in rows] == wanted
+    assert {r["filters"] for r in rows} == {f"profile=baseline; without={condition}"}
+    assert {r["basis"] for r in rows} <= {"spec-must", "spec-should", "security"}
+    visit.assert_clean()

@@ -46,7 +46,7 @@ def test_a_correct_block_replaced_by_wrong_code_fails_and_names_the_line(pyteste
     rule.write_text(text[: correct.start(2)] + wrong_body + text[correct.end(2):])
     fence_line = text[: correct.start(1)].count("\n") + 1
     result = pytester.runpytest_subprocess("content", "-q", "-k", "SEC-001")
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=len(re.findall(r"```python (?:wrong|correct)", text)) - 1, failed=1)
     out = result.stdout.str()
     assert f"content/rules/security/path-containment.md:{fence_line}: SEC-001 CORRECT block 1" in out
     assert "expected the probe to PASS, it said FAIL" in out
@@ -65,8 +65,9 @@ def test_a_wrong_block_that_is_merely_broken_does_not_pass(pytester: pytest.Pyte
 def test_a_rule_that_does_not_lint_fails_its_file(pytester: pytest.Pytester, handbook: Path) -> None:
     rule = handbook / "content" / "rules" / "transport" / "frame-size-cap.md"
     text = rule.read_text()
-    line = text[: text.index("severity: high")].count("\n") + 1
-    rule.write_text(text.replace("severity: high", "severity: severe"))
+    severity = re.search(r"^severity: \w+$", text, re.M)
+    line = text[: severity.start()].count("\n") + 1
+    rule.write_text(text[: severity.start()] + "severity: severe" + text[severity.end():])
     result = pytester.runpytest_subprocess("content", "-q", "-k", "lint")
     result.assert_outcomes(failed=1)
     assert f"content/rules/transport/frame-size-cap.md:{line}: HB012 field 'severity'" in result.stdout.str()

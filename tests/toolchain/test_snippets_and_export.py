@@ -86,7 +86,7 @@ def test_markdown_worksheet_has_a_stamp_and_a_row_per_rule(handbook: Path, tmp_p
     out = tmp_path / "ws.md"
     assert cli("export", "worksheet", "--format", "md", "-o", str(out), "--gate", "security", cwd=handbook).returncode == 0
     text = out.read_text()
-    assert "- Doctrine version: 0.1.0" in text and "- Filters: gate=security" in text
+    assert f"- Doctrine version: {load_corpus(handbook).version}" in text and "- Filters: gate=security" in text
     table = [ln for ln in text.splitlines() if ln.startswith("| ")]
     assert table[0] == "| " + " | ".join(COLUMNS) + " |"
     corpus = load_corpus(handbook)

@@ -23,6 +23,9 @@ from .probes import PROBES, Finding, Target
 
 READY_MARK = '"event":"started"'
 """The reference server logs this once its seams are loaded and it is serving."""
+PAGE_SIZE = 4
+"""Tools per ``tools/list`` page in proofs: small enough that the server pages its list, so the
+rules that apply only to servers that page (``pages-lists``) are proved against one that does."""
 LOAD_FAILURE_EXIT = 3
 """The reference server's exit code when a seam cannot be loaded."""
 DEFECT = re.compile(
@@ -128,7 +131,8 @@ def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, snippet
         workspace = parent / "ws"
         workspace.mkdir()
         canary = f"hb-canary-{secrets.token_hex(8)}"
-        argv = [sys.executable, "-m", "reference_server", "--workspace", str(workspace), "--test-tools", *seam_args]
+        argv = [sys.executable, "-m", "reference_server", "--workspace", str(workspace), "--test-tools",
+                "--page-size", str(PAGE_SIZE), *seam_args]
         target = Target(argv=argv, workspace=workspace, env=minimal_env(workspace, canary), canary=canary, timeout=timeout)
         try:
             finding = probe.run(target)
