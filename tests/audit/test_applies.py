@@ -33,11 +33,15 @@ def _rule(*conditions: str):
         (("logging-capability",), TALKED, "does not apply: the rule is for servers where the server declares the logging capability; "
                                           "initialize declared no logging capability"),
         (("logging-capability",), replace(TALKED, capabilities={"logging": {}}), None),
+        (("declares-output-schema",), TALKED, "does not apply: the rule is for servers where a tool declares an outputSchema; "
+                                              "none of the 1 listed tool(s) declares an outputSchema"),
+        (("declares-output-schema",), replace(TALKED, tools=[{"name": "t", "outputSchema": {"type": "object"}}]), None),
         (("takes-paths",), TALKED, None),  # not visible from outside: the probe decides, and its N/A is "not checked"
         (("stdio", "pages-lists"), TALKED, "does not apply: the rule is for servers where the server pages list results (it hands out nextCursor); "
                                            "tools/list returned all 1 tool(s) on one page and handed out no cursor"),
     ],
-    ids=["unconditional", "stdio", "one-page", "paged", "unlisted", "no-logging", "logging", "paths-unknowable", "all-must-hold"],
+    ids=["unconditional", "stdio", "one-page", "paged", "unlisted", "no-logging", "logging", "no-output-schema", "output-schema",
+         "paths-unknowable", "all-must-hold"],
 )
 def test_conditions_are_judged_from_the_preflight(conditions: tuple[str, ...], facts: ServerFacts, verdict: str | None) -> None:
     assert does_not_apply(_rule(*conditions), facts) == verdict

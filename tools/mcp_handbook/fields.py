@@ -51,6 +51,7 @@ CONDITIONS: dict[str, str] = {
     "spawns-processes": "the server starts child processes",
     "takes-paths": "a tool takes a file-system path",
     "fetches-urls": "a tool fetches a URL it is given",
+    "declares-output-schema": "a tool declares an outputSchema",
     "pages-lists": "the server pages list results (it hands out nextCursor)",
     "authorizes": "the server authorizes its callers with OAuth access tokens",
     "calls-apis-for-users": "the server calls other APIs on behalf of the users who call it",

@@ -44,11 +44,21 @@ def _logging_capability(facts: ServerFacts) -> Answer:
     return False, "initialize declared no logging capability"
 
 
+def _declares_output_schema(facts: ServerFacts) -> Answer:
+    if not facts.tools_listed:
+        return None, "tools/list was not answered"
+    declaring = [str(t.get("name")) for t in facts.tools if "outputSchema" in t]
+    if declaring:
+        return True, f"{len(declaring)} tool(s) declare an outputSchema ({', '.join(declaring[:3])})"
+    return False, f"none of the {len(facts.tools)} listed tool(s) declares an outputSchema"
+
+
 CONDITION_CHECKS: dict[str, Callable[[ServerFacts], Answer]] = {
     "stdio": _stdio,
     "legacy-era": _legacy_era,
     "pages-lists": _pages_lists,
     "logging-capability": _logging_capability,
+    "declares-output-schema": _declares_output_schema,
 }
 """Condition keys the auditor can judge from the preflight; every other key is ``None`` (cannot tell)."""
 
