@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from mcp_handbook.model import Corpus, Gate, Location, Rule
-from mcp_handbook.probes.base import Probe
+from mcp_handbook.probes.registry import Probe
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 REFERENCE = [sys.executable, "-m", "reference_server", "--test-tools", "--page-size", "4"]  # pages, as in proofs

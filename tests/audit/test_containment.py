@@ -10,7 +10,7 @@ from audit_helpers import fake_corpus, hostile, probe, still_running
 
 from mcp_handbook.audit import AuditOptions, run_audit
 from mcp_handbook.audit.guard import BlockedToolCall, ToolCallGuard
-from mcp_handbook.probes.base import Target, call_tool, passed
+from mcp_handbook.probes.support import Target, call_tool, passed
 
 FAST = AuditOptions(timeout=20, probe_timeout=2, wait=0.5, jobs=2)
 

@@ -10,13 +10,21 @@ from .model import Corpus, Diagnostic, Gate, Location, Rule, Snippet
 __version__ = "0.1.0"
 
 
-def load_corpus(root: Path | str = ".", *, content_dir: str = "content") -> Corpus:
-    """Parse ``content/`` once and lint it; every reader starts here."""
+def load_corpus(root: Path | str = ".", *, content_dir: str = "content", proving: bool = False) -> Corpus:
+    """Parse ``content/`` once and lint it; every reader starts here.
+
+    ``proving`` also checks probe, seam and reason names against the toolchain (it imports the probes
+    and the reference server's seam table): ``check``, the pytest plugin, ``evidence`` and ``audit`` do."""
     from .lint import lint
     from .parse import parse_content
 
     corpus = parse_content(Path(root), content_dir=content_dir)
-    return dataclasses.replace(corpus, diagnostics=lint(corpus))
+    known = None
+    if proving:
+        from .vocabulary import toolchain_vocabulary
+
+        known = toolchain_vocabulary()
+    return dataclasses.replace(corpus, diagnostics=lint(corpus, known))
 
 
 __all__ = ["load_corpus", "Corpus", "Diagnostic", "Gate", "Location", "Rule", "Snippet", "__version__"]

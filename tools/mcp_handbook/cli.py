@@ -38,7 +38,7 @@ def _root(args: argparse.Namespace) -> Path:
 
 
 def _corpus(args: argparse.Namespace) -> Corpus:
-    return load_corpus(_root(args))
+    return load_corpus(_root(args), proving=True)
 
 
 def cmd_check(args: argparse.Namespace) -> int:

@@ -20,7 +20,7 @@ def _root(args: argparse.Namespace) -> Path:
 
 def cmd_evidence(args: argparse.Namespace) -> int:
     # lint problems are `check`'s to report; a block that cannot run is reported below as broken
-    corpus = load_corpus(_root(args))
+    corpus = load_corpus(_root(args), proving=True)
     if args.check:
         problem = evidence.file_problem(corpus.root)
         if problem:

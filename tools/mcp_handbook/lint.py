@@ -1,17 +1,29 @@
 """Corpus-level checks: what no single file can tell about itself.
 
-Each check is a plain function ``(Corpus) -> Iterable[Diagnostic]``; ``CHECKS``
-is the table ``mcp-handbook check`` runs.
+Each check is a plain function ``(Corpus, Vocabulary | None) -> Iterable[Diagnostic]``; ``CHECKS``
+is the table ``mcp-handbook check`` runs. The vocabulary (probe names with their FAIL reasons, seam
+names) comes in as data: without it, the checks that need it are skipped, so loading the doctrine
+for the site or an export imports no verification code.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 
 from .model import Corpus, Diagnostic, Location, Rule, Snippet
-from .probes import PROBES
-from .seams import SEAM_NAMES, TOOL_SEAM
+from .seams import TOOL_SEAM
+
+
+@dataclass(frozen=True, slots=True)
+class Vocabulary:
+    """The names the doctrine may use to prove a rule."""
+
+    probes: Mapping[str, frozenset[str]]
+    """Every probe, with the reasons it may FAIL with (its own vocabulary)."""
+    seams: frozenset[str]
+    """Every seam a block may be mounted at."""
 
 REQUIRED_SECTIONS = ("Why it matters", "How it is verified", "References")
 DEVIATE_SECTION = "When to deviate"
@@ -22,7 +34,7 @@ def _diag(path: str, line: int, code: str, message: str, hint: str = "") -> Diag
     return Diagnostic(Location(path, line), code, message, hint)
 
 
-def duplicate_ids(corpus: Corpus) -> Iterable[Diagnostic]:
+def duplicate_ids(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Diagnostic]:
     first: dict[str, Rule] = {}
     for rule in sorted(corpus.rules, key=lambda r: r.path):
         if rule.id in first:
@@ -31,7 +43,7 @@ def duplicate_ids(corpus: Corpus) -> Iterable[Diagnostic]:
             first[rule.id] = rule
 
 
-def retired_ids(corpus: Corpus) -> Iterable[Diagnostic]:
+def retired_ids(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Diagnostic]:
     retired = {str(r.get("id")): r for r in corpus.retired}
     for rule in corpus.rules:
         if rule.id in retired:
@@ -48,7 +60,7 @@ def _handbook_path(corpus: Corpus) -> str:
     return rules.split("/rules/", 1)[0] + "/handbook.yml"
 
 
-def retired_registry(corpus: Corpus) -> Iterable[Diagnostic]:
+def retired_registry(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Diagnostic]:
     """An id is retired once, and what replaced it must be a rule (or itself retired)."""
     path, seen = _handbook_path(corpus), set()
     known = {r.id for r in corpus.rules} | {str(e.get("id")) for e in corpus.retired}
@@ -63,7 +75,7 @@ def retired_registry(corpus: Corpus) -> Iterable[Diagnostic]:
                 yield _diag(path, line, "HB025", f"{rule_id} is replaced by {other}, which is no rule", "name the rule that took its place, or write `replaced_by: null` with `reason:`")
 
 
-def known_gates(corpus: Corpus) -> Iterable[Diagnostic]:
+def known_gates(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Diagnostic]:
     keys = {g.key for g in corpus.gates}
     for rule in corpus.rules:
         if rule.gate and rule.gate not in keys:
@@ -93,17 +105,34 @@ def _static_snippet_problems(snippet: Snippet) -> Iterable[Diagnostic]:
         )
 
 
-def snippets_and_probes(corpus: Corpus) -> Iterable[Diagnostic]:
+def _expected_reasons(rule: Rule, snippet: Snippet, known: Vocabulary | None) -> Iterable[Diagnostic]:
+    """HB036: ``expect=`` names reasons of the rule's own probe, on WRONG blocks only."""
+    if not snippet.expect:
+        return
+    where = (snippet.location.path, snippet.location.line)
+    if snippet.kind != "wrong":
+        yield _diag(*where, "HB036", f"{snippet.name}: expect= belongs on WRONG blocks (a CORRECT block must PASS)", "remove expect=")
+        return
+    reasons = known.probes.get(rule.probe) if known is not None else None
+    for reason in snippet.expect:
+        if reasons is not None and reason not in reasons:
+            yield _diag(*where, "HB036", f"{snippet.name}: probe {rule.probe!r} has no reason {reason!r}",
+                        f"its reasons: {', '.join(sorted(reasons)) or 'none'}")
+
+
+def snippets_and_probes(corpus: Corpus, known: Vocabulary | None = None) -> Iterable[Diagnostic]:
     for rule in corpus.rules:
         runnable = [s for s in rule.snippets if s.language == "python"]
         for snippet in runnable:
             yield from _static_snippet_problems(snippet)
+            yield from _expected_reasons(rule, snippet, known)
         if rule.check != "automated":
             continue
+        probes = sorted(known.probes) if known is not None else []
         if not rule.probe:
-            yield _diag(rule.path, 1, "HB030", "an automated rule needs a probe", f"add `probe:` with one of: {', '.join(sorted(PROBES))}")
-        elif rule.probe not in PROBES:
-            yield _diag(rule.path, 1, "HB031", f"unknown probe {rule.probe!r}", f"known probes: {', '.join(sorted(PROBES))}")
+            yield _diag(rule.path, 1, "HB030", "an automated rule needs a probe", f"add `probe:` with one of: {', '.join(probes) or 'the probes in tools/mcp_handbook/probes/'}")
+        elif known is not None and rule.probe not in known.probes:
+            yield _diag(rule.path, 1, "HB031", f"unknown probe {rule.probe!r}", f"known probes: {', '.join(probes)}")
         for kind in ("wrong", "correct"):
             if not any(s.kind == kind and s.seam for s in runnable):
                 yield _diag(
@@ -112,11 +141,11 @@ def snippets_and_probes(corpus: Corpus) -> Iterable[Diagnostic]:
                     f"add a ```python {kind} seam=NAME block (or `seam:` in the front matter)",
                 )
         for snippet in runnable:
-            if snippet.seam and snippet.seam not in SEAM_NAMES:
-                yield _diag(snippet.location.path, snippet.location.line, "HB032", f"unknown seam {snippet.seam!r}", f"known seams: {', '.join(sorted(SEAM_NAMES))}")
+            if known is not None and snippet.seam and snippet.seam not in known.seams:
+                yield _diag(snippet.location.path, snippet.location.line, "HB032", f"unknown seam {snippet.seam!r}", f"known seams: {', '.join(sorted(known.seams))}")
 
 
-def body_sections(corpus: Corpus) -> Iterable[Diagnostic]:
+def body_sections(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Diagnostic]:
     for rule in corpus.rules:
         missing = [s for s in REQUIRED_SECTIONS if s not in rule.sections]
         if missing:
@@ -126,7 +155,7 @@ def body_sections(corpus: Corpus) -> Iterable[Diagnostic]:
                         "say in a few lines why the rule is not universal and when a team may reasonably do otherwise")
 
 
-def related_ids(corpus: Corpus) -> Iterable[Diagnostic]:
+def related_ids(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Diagnostic]:
     ids = {r.id for r in corpus.rules}
     for rule in corpus.rules:
         for other in rule.related:
@@ -134,13 +163,13 @@ def related_ids(corpus: Corpus) -> Iterable[Diagnostic]:
                 yield _diag(rule.path, 1, "HB041", f"related rule {other} does not exist", "fix the id or remove it from `related:`")
 
 
-CHECKS: tuple[Callable[[Corpus], Iterable[Diagnostic]], ...] = (
+CHECKS: tuple[Callable[[Corpus, Vocabulary | None], Iterable[Diagnostic]], ...] = (
     duplicate_ids, retired_ids, retired_registry, known_gates, snippets_and_probes, body_sections, related_ids,
 )
 
 
-def lint(corpus: Corpus) -> tuple[Diagnostic, ...]:
+def lint(corpus: Corpus, known: Vocabulary | None = None) -> tuple[Diagnostic, ...]:
     """Run every corpus-level check; return all diagnostics sorted by place."""
-    found = [d for check in CHECKS for d in check(corpus)]
+    found = [d for check in CHECKS for d in check(corpus, known)]
     everything = [*corpus.diagnostics, *found]
     return tuple(sorted(everything, key=lambda d: (d.location.path, d.location.line, d.code)))

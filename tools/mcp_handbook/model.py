@@ -72,6 +72,11 @@ class Snippet:
     """The reference-server seam this block replaces (or None for display-only code)."""
     title: str = ""
     """An optional label written in the fence (``title="..."``)."""
+    raises: tuple[str, ...] = ()
+    """Exception class names this block raises in its own code *as the behaviour it shows* (``raises=SyntaxError``):
+    a WRONG tool that evaluates its input fails on a payload; any other exception from its code makes it broken."""
+    expect: tuple[str, ...] = ()
+    """For a WRONG block: the probe's reason(s) it must fail with (``expect=a,b``); empty means any of the probe's own."""
 
     @property
     def name(self) -> str:

@@ -24,7 +24,7 @@ from .model import Corpus, Diagnostic, Gate, Location, Rule, Snippet
 RULES_DIR = "rules"
 HANDBOOK_FILE = "handbook.yml"
 SNIPPET_KINDS = {"wrong": "wrong", "correct": "correct"}
-FENCE_OPTIONS = {"seam", "title"}
+FENCE_OPTIONS = {"seam", "title", "expect", "raises"}
 YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the same results, many times faster
 
 
@@ -192,6 +192,8 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
                 code_line=line + 1,
                 seam=(options.get("seam") or data.get("seam") or None) if language == "python" else None,
                 title=options.get("title", ""),
+                expect=tuple(r.strip() for r in options.get("expect", "").split(",") if r.strip()),
+                raises=tuple(r.strip() for r in options.get("raises", "").split(",") if r.strip()),
             )
         )
     if spec_cited_at and not data.get("spec"):

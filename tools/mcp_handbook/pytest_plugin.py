@@ -36,7 +36,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def _corpus(config: pytest.Config) -> Corpus:
     if CORPUS_KEY not in config.stash:
-        config.stash[CORPUS_KEY] = load_corpus(config.rootpath, content_dir=config.getini("handbook_content"))
+        config.stash[CORPUS_KEY] = load_corpus(config.rootpath, content_dir=config.getini("handbook_content"), proving=True)
     return config.stash[CORPUS_KEY]
 
 

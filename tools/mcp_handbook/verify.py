@@ -1,15 +1,18 @@
 """Prove one snippet: mount it into the reference server at its seam and run its rule's probe.
 
-The verdict follows the ESLint convention: a WRONG snippet must FAIL its
-rule's probe, a CORRECT one must PASS. A snippet that cannot even load, or
-that dies of a defect (NameError, ImportError, a bad signature) instead of the
-behaviour the rule is about, is *broken*, which is never a pass.
+The verdict follows the ESLint convention: a WRONG snippet must FAIL its rule's probe *for one of
+the probe's own reasons* (or the ones its fence names with ``expect=``), a CORRECT one must PASS.
+A snippet is *broken*, which is never a pass, when it cannot load, when the server never starts
+with it, when a WRONG block makes the probe fail only generically (the server hung, exited, the
+probe gave up) and whenever the snippet raises in its own code an exception outside its seam's
+contract: the reference server reports that as ``[snippet-raised]`` (see
+``reference_server/snippet_guard.py``), for every seam alike.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib.util
-import json
 import re
 import secrets
 import sys
@@ -20,6 +23,8 @@ from pathlib import Path
 
 from .model import Rule, Snippet
 from .probes import PROBES, Finding, Target
+from .probes.support import GENERIC_REASONS, WireTimeout, call_tool, failed, fill_arguments, list_tools
+from .seams import TOOL_SEAM
 
 READY_MARK = '"event":"started"'
 """The reference server logs this once its seams are loaded and it is serving."""
@@ -28,13 +33,8 @@ PAGE_SIZE = 4
 rules that apply only to servers that page (``pages-lists``) are proved against one that does."""
 LOAD_FAILURE_EXIT = 3
 """The reference server's exit code when a seam cannot be loaded."""
-DEFECT = re.compile(
-    r"\[seam-error\] (?P<seam>\S+) (?P<type>NameError|UnboundLocalError|ImportError|ModuleNotFoundError|SyntaxError|"
-    r"TypeError|AttributeError): (?P<message>.*)"
-)
-"""Exceptions that mean the snippet is broken, not wrong. TypeError and
-AttributeError count only when they name the snippet's own module or a call
-signature, see :func:`_defect`."""
+SNIPPET_RAISED = re.compile(r"\[snippet-raised\] (?P<seam>\S+) (?P<type>[\w.]+): (?P<message>.*)")
+"""The reference server's report of an exception raised in the mounted snippet's own code."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +49,11 @@ class Verdict:
     broken: str = ""
     """Why the snippet itself is defective, when it is."""
     stderr_tail: tuple[str, ...] = ()
+
+    @property
+    def reason(self) -> str:
+        """The reason the probe gave for a FAIL (what a WRONG block's proof established)."""
+        return self.finding.reason if self.finding is not None else ""
 
     @property
     def ok(self) -> bool:
@@ -80,38 +85,28 @@ def snippet_source(snippet: Snippet) -> str:
     return f"# {snippet.location}\n" + "\n" * (snippet.code_line - 2) + snippet.code
 
 
-TOOL_FAILED = re.compile(r'"event":\s*"tool_failed".*"error_type":\s*"(?P<type>NameError|UnboundLocalError|'
-                         r'ImportError|ModuleNotFoundError|SyntaxError)"')
-"""A mounted tool whose handler dies of a defect is reported by the server as a
-failed tool call, not a seam error: its traceback names the snippet file."""
-
-
-def _defect(stderr: list[str], seam: str, snippet_file: Path) -> str:
+def _raised(stderr: list[str], shown: tuple[str, ...] = ()) -> str:
+    """What the snippet raised in its own code, as the reference server reported it, or ``""``;
+    exceptions the block declares as its behaviour (``raises=``) are not defects."""
     for line in stderr:
-        m = DEFECT.search(line)
-        if m and m.group("seam") == seam:
-            kind, message = m.group("type"), m.group("message")
-            if kind in {"TypeError", "AttributeError"} and not ("argument" in message or snippet_file.stem in message):
-                continue
-            return f"the snippet raised {kind}: {message}"
-        t = TOOL_FAILED.search(line)
-        if t and seam == "tool" and _raised_in(line, snippet_file):
-            return f"the snippet's tool handler raised {t.group('type')}"
+        m = SNIPPET_RAISED.search(line)
+        if m and m.group("type") not in shown:
+            return f"the snippet raised {m.group('type')} in its own code: {m.group('message')}"
     return ""
 
 
-def _raised_in(log_line: str, snippet_file: Path) -> bool:
-    """The innermost traceback frame is the snippet's own code.
-
-    A handler that evaluates its input (the very WRONG some rules show) fails
-    inside the evaluated text (``File "<string>"``): that is behaviour, not a defect.
-    """
-    try:
-        trace = str(json.loads(log_line).get("traceback", ""))
-    except (ValueError, AttributeError):
-        trace = log_line
-    frames = re.findall(r'File "([^"]+)"', trace)
-    return bool(frames) and Path(frames[-1]).stem == snippet_file.stem
+def _reason_problem(snippet: Snippet, rule: Rule, finding: Finding) -> str:
+    """Why a WRONG block's FAIL does not prove the rule: a generic reason, or not the one it names."""
+    probe = PROBES[rule.probe]
+    if finding.status != "FAIL" or snippet.kind != "wrong" or not probe.reasons:  # legacy probes declare none, until moved
+        return ""
+    if finding.reason in GENERIC_REASONS or not finding.reason:
+        return (f"the probe failed only generically ({finding.reason or 'no reason'}: {finding.summary}); "
+                f"a WRONG block must fail for one of the rule's reasons: {', '.join(sorted(probe.reasons))}")
+    wanted = snippet.expect or tuple(probe.reasons)
+    if finding.reason not in wanted:
+        return f"the probe failed for {finding.reason!r}, not for the reason the block names ({', '.join(wanted)})"
+    return ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,8 +118,39 @@ class _Run:
     """Any session wrote anything to stdout: the server got as far as serving."""
 
 
-def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, snippet_stem: str = "") -> _Run:
-    """Start the reference server (with optional seam arguments) for one probe run."""
+def tool_name(snippet: Snippet) -> str | None:
+    """The name in a tool block's ``TOOL = {"name": ...}``, when it is written as a literal."""
+    try:
+        tree = ast.parse(snippet.code)
+    except SyntaxError:
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "TOOL" for t in node.targets) \
+                and isinstance(node.value, ast.Dict):
+            for key, value in zip(node.value.keys, node.value.values):
+                if isinstance(key, ast.Constant) and key.value == "name" and isinstance(value, ast.Constant):
+                    return value.value if isinstance(value.value, str) else None
+    return None
+
+
+def _smoke_call(target: Target, name: str) -> None:
+    """Call the mounted tool once with ordinary arguments from its own schema, so that its handler runs even
+    when the rule's probe only reads the tool's definition: a handler that crashes in its own code then
+    shows in the server's stderr as ``[snippet-raised]``, and the block is broken."""
+    session = target.start()
+    try:
+        session.initialize(timeout=target.timeout)
+        tool = next((t for t in list_tools(session, timeout=target.timeout) if t.get("name") == name), None)
+        if tool is not None:
+            call_tool(session, name, fill_arguments(tool), timeout=target.timeout)
+    except WireTimeout:
+        pass  # a tool that hangs on ordinary arguments is the probe's business, not the smoke call's
+    finally:
+        session.close(grace=0.5)
+
+
+def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, smoke_tool: str | None = None) -> _Run:
+    """Start the reference server (with optional seam arguments) for one probe run (and the tool's smoke call)."""
     probe = PROBES[probe_name]
     with tempfile.TemporaryDirectory(prefix="hb-verify-") as tmp:
         parent = Path(tmp)
@@ -136,8 +162,10 @@ def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, snippet
         target = Target(argv=argv, workspace=workspace, env=minimal_env(workspace, canary), canary=canary, timeout=timeout)
         try:
             finding = probe.run(target)
+            if smoke_tool is not None:
+                _smoke_call(target, smoke_tool)
         except Exception as exc:  # a probe must never take the verifier down with it
-            finding = Finding("FAIL", f"the probe itself failed: {type(exc).__name__}: {exc}")
+            finding = failed("probe_error", f"the probe itself failed: {type(exc).__name__}: {exc}")
         finally:
             target.stop_all()
         return _Run(
@@ -178,12 +206,13 @@ def verify(snippet: Snippet, rule: Rule, *, timeout: float = 5.0) -> Verdict:
     with tempfile.TemporaryDirectory(prefix="hb-snippet-") as tmp:
         snippet_file = Path(tmp) / f"snippet_{snippet.rule_id.replace('-', '_')}_{snippet.kind}{snippet.index}.py"
         snippet_file.write_text(snippet_source(snippet), encoding="utf-8")
-        run = _run_probe(rule.probe, ["--seam", f"{snippet.seam}={snippet_file}"], timeout=timeout)
+        smoke = tool_name(snippet) if snippet.seam == TOOL_SEAM else None
+        run = _run_probe(rule.probe, ["--seam", f"{snippet.seam}={snippet_file}"], timeout=timeout, smoke_tool=smoke)
     stderr = list(run.stderr)
     if LOAD_FAILURE_EXIT in run.exit_codes:
         broken = next((ln for ln in stderr if "cannot load seam" in ln), "the reference server could not load the snippet")
     elif not run.wrote_stdout and not any(READY_MARK in ln for ln in stderr):
         broken = "the reference server never became ready with this snippet mounted (it crashed at start)"
     else:
-        broken = _defect(stderr, snippet.seam, snippet_file)
+        broken = _raised(stderr, snippet.raises) or _reason_problem(snippet, rule, run.finding)
     return Verdict(snippet, expected, run.finding, broken=broken, stderr_tail=tuple(stderr[-8:]))

@@ -107,17 +107,22 @@ def _load_module(module_name: str, path: str) -> Any:
 def _tool_from(module: Any) -> ToolEntry:
     from reference_server.registry import ToolEntry
 
+    from reference_server.snippet_guard import guard
+
     tool, handle = getattr(module, "TOOL"), getattr(module, "handle")
     if not isinstance(tool, dict) or not isinstance(tool.get("name"), str) or not isinstance(
             tool.get("inputSchema"), dict):
         raise TypeError("TOOL must be a dict with a string 'name' and a dict 'inputSchema'")
     if not callable(handle):
         raise TypeError("handle is not callable")
-    return ToolEntry(tool, handle, blocking=bool(getattr(module, "BLOCKING", False)))
+    allowed = seams.CONTRACT_EXCEPTIONS.get("tool", ())
+    return ToolEntry(tool, guard("tool", handle, module.__file__, allowed), blocking=bool(getattr(module, "BLOCKING", False)))
 
 
 def load_seams(specs: list[str]) -> list[ToolEntry]:
-    """Install every ``NAME=PATH`` snippet; return the extra tools. Raises SeamLoadError."""
+    """Install every ``NAME=PATH`` snippet, guarded (see ``snippet_guard``); return the extra tools. Raises SeamLoadError."""
+    from reference_server.snippet_guard import guard
+
     extra: list[ToolEntry] = []
     for index, spec in enumerate(specs):
         name, sep, path = spec.partition("=")
@@ -133,7 +138,7 @@ def load_seams(specs: list[str]) -> list[ToolEntry]:
             function = getattr(module, name)
             if not callable(function):
                 raise TypeError(f"{name} is not callable")
-            seams.SEAMS[name] = function
+            seams.SEAMS[name] = guard(name, function, path, seams.CONTRACT_EXCEPTIONS.get(name, ()))
         except (Exception, SystemExit) as exc:
             detail = f"{type(exc).__name__}: {exc}".replace("\n", " ")
             raise SeamLoadError(f"reference_server: cannot load seam {name} from {path}: {detail}") from None

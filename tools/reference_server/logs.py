@@ -38,7 +38,7 @@ class LogState:
     sink: Callable[[str, str, dict[str, Any]], None] | None = None
 
 
-def _stderr_line(text: str) -> None:
+def stderr_line(text: str) -> None:
     with STDERR_LOCK:
         try:
             sys.stderr.write(text + "\n")
@@ -76,7 +76,7 @@ def log(level: str, event: str, **fields: Any) -> None:
         record: dict[str, Any] = {"ts": _timestamp(), "level": level, "event": event}
         for key, value in safe.items():
             record[key if key not in record else f"field_{key}"] = value
-        _stderr_line(_encode(record))
+        stderr_line(_encode(record))
     if to_client and sink is not None:
         sink(level, event, safe)
 
@@ -135,8 +135,8 @@ def format_exception(exc: BaseException) -> str:
 def report_seam_error(name: str, exc: BaseException) -> None:
     """Emit the ``[seam-error] NAME Type: message`` marker a harness greps for, then the traceback."""
     message = mask_environment(str(exc)).replace("\n", " ")
-    _stderr_line(f"reference_server: [seam-error] {name} {type(exc).__name__}: {message}")
-    _stderr_line("  " + format_exception(exc).rstrip().replace("\n", "\n  "))
+    stderr_line(f"reference_server: [seam-error] {name} {type(exc).__name__}: {message}")
+    stderr_line("  " + format_exception(exc).rstrip().replace("\n", "\n  "))
 
 
 def new_reference() -> str:

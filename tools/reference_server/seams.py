@@ -41,6 +41,7 @@ DEFAULTS: dict[str, Callable[..., Any]] = dict(SEAMS)
 
 # Exceptions that are part of a seam's contract rather than a sign of a broken snippet.
 CONTRACT_EXCEPTIONS: dict[str, tuple[type[BaseException], ...]] = {
+    "tool": (OSError,),  # a handler may let a file-system failure propagate: the server reports a failed call
     "resolve_path": (PermissionError,),
     "decode_cursor": (ProtocolError,),
     "invalid_arguments_result": (ProtocolError,),

@@ -40,7 +40,7 @@ def _corpus(args: argparse.Namespace) -> Corpus:
     from ..cli import find_root
 
     root = Path(args.root).resolve() if args.root else find_root(Path.cwd().resolve())
-    corpus = load_corpus(root)
+    corpus = load_corpus(root, proving=True)
     if corpus.diagnostics:  # as for export: a draft rule elsewhere should not block an audit
         print(f"mcp-handbook: warning: the content has {len(corpus.diagnostics)} problem(s) (run `mcp-handbook check`); "
               "a rule that could not be read is not audited", file=sys.stderr)

@@ -14,7 +14,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ..probes.base import Finding, ProbeFn, failed, not_applicable
+from ..probes.registry import ProbeFn
+from ..probes.support import Finding, failed, not_applicable
 from ..wire import WireTimeout
 from .guard import BlockedToolCall
 from .target import AuditTarget
@@ -32,11 +33,11 @@ def verdict(run: ProbeFn, target: AuditTarget) -> Finding:
     except BlockedToolCall as exc:
         return not_applicable(f"not checked: the probe tried a tool call the auditor does not make ({exc})", *_tail(target))
     except WireTimeout as exc:
-        return failed(f"the server did not answer: {exc}", *_tail(target))
+        return failed("no_answer", f"the server did not answer: {exc}", *_tail(target))
     except (Exception, SystemExit) as exc:  # a probe must never take the auditor down with it
-        return failed(f"the probe could not finish against this server: {type(exc).__name__}: {exc}", *_tail(target))
+        return failed("probe_error", f"the probe could not finish against this server: {type(exc).__name__}: {exc}", *_tail(target))
     if not isinstance(finding, Finding):
-        return failed(f"the probe returned {type(finding).__name__}, not a finding")
+        return failed("probe_error", f"the probe returned {type(finding).__name__}, not a finding")
     if target.guard.blocked:
         names = ", ".join(sorted(set(target.guard.blocked)))
         return not_applicable(

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..model import Corpus, Rule
-from ..probes.base import Finding, Probe, not_applicable
+from ..probes.registry import Probe
+from ..probes.support import Finding, not_applicable
 from .applies import does_not_apply
 from .contain import Contained
 from .guard import ToolCallGuard

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ..fields import SEVERITIES, in_profile
 from ..model import Rule
-from ..probes.base import Finding
+from ..probes.support import Finding
 from .preflight import ServerFacts
 
 STATUSES = ("FAIL", "PASS", "N/A")

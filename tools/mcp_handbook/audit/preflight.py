@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..probes.base import Finding, Target, WireTimeout, compact, failed, list_tools, passed
+from ..probes.support import Finding, Target, WireTimeout, compact, failed, list_tools, passed
 from ..wire import MAX_LINE_BYTES, WireSession
 
 FLOOD_LINES = 1000
@@ -76,12 +76,12 @@ def handshake(facts: ServerFacts, target: Target) -> Finding:
         response = session.initialize(timeout=target.timeout)
     except WireTimeout as exc:
         facts.problem = _what_happened(session, exc)
-        return failed(facts.problem, *session.transcript(limit=8))
+        return failed("no_answer", facts.problem, *session.transcript(limit=8))
     facts.startup = time.monotonic() - began
     result = response.get("result")
     if not isinstance(result, dict):
         facts.problem = f"initialize was answered with an error: {compact(response.get('error'), 200)}"
-        return failed(facts.problem, *session.transcript(limit=8))
+        return failed("no_answer", facts.problem, *session.transcript(limit=8))
     facts.answered = True
     facts.server_info = result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else {}
     facts.protocol_version = str(result.get("protocolVersion", ""))
@@ -93,5 +93,5 @@ def handshake(facts: ServerFacts, target: Target) -> Finding:
         facts.tools_listed = True
     except WireTimeout as exc:
         facts.problem = f"tools/list was not answered: {exc}"
-        return failed(facts.problem, *session.transcript(limit=8))
+        return failed("no_answer", facts.problem, *session.transcript(limit=8))
     return passed(facts.describe(), *session.transcript(limit=6))

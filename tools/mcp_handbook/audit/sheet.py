@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..export import WRITERS, stamp_for, worksheet_rows, write_worksheet
 from ..model import Corpus
-from ..probes.base import Finding
+from ..probes.support import Finding
 from .plan import NOT_CHECKED, AuditResult, RuleFinding
 
 STATUS_WORDS = {"PASS": "Pass", "FAIL": "Fail", "N/A": "N/A"}

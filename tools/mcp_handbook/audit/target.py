@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..probes.base import Target
+from ..probes.support import Target
 from ..wire import WireSession
 from .guard import ToolCallGuard, listed_tools
 

@@ -1,17 +1,31 @@
 """The probe registry: every check that proves a rule over a real pipe.
 
-A probe is a plain function ``(Target) -> Finding``. Each module below keeps a
-``PROBES`` tuple; this table is the union. The verifier runs them against the
-reference server with a snippet mounted; the auditor runs them against any
-stdio server.
+A probe is a plain function ``(Target) -> Finding`` in a module of the gate package it serves
+(``transport/``, ``errors/``, ...), registered with ``@probe(name, title, reasons={...})``.
+Importing this package imports every module below it, so a new probe module is found without
+editing any list. ``support.py`` holds what probes share.
 """
 
 from __future__ import annotations
 
-from . import errors, framing, lifecycle, paths, security, tool_surface
-from .base import Finding, Probe, Target
+import importlib
+import pkgutil
 
-MODULES = (framing, paths, lifecycle, tool_surface, errors, security)
-PROBES: dict[str, Probe] = {p.name: p for module in MODULES for p in module.PROBES}
+from .registry import PROBES, Probe, probe
+from .support import Finding, Target
 
-__all__ = ["PROBES", "Finding", "Probe", "Target"]
+
+def _import_all() -> None:
+    for info in pkgutil.walk_packages(__path__, prefix=f"{__name__}."):
+        importlib.import_module(info.name)
+
+
+_import_all()
+
+from .legacy import errors, framing, lifecycle, paths, security, tool_surface  # noqa: E402  (until moved)
+
+for _module in (framing, paths, lifecycle, tool_surface, errors, security):
+    for _p in _module.PROBES:
+        PROBES.setdefault(_p.name, _p)
+
+__all__ = ["PROBES", "Finding", "Probe", "Target", "probe"]

@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..wire import WireSession
-from .base import (
+from ...wire import WireSession
+from ..base import (
     Finding, Probe, Target, WireTimeout, compact, failed, list_tools, not_applicable, passed, refused, string_params,
 )
 from .paths import PATH_PARAMS

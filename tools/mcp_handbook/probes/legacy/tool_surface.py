@@ -21,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .base import (
+from ..base import (
     Finding, Probe, Target, WireTimeout, call_tool, compact, failed, list_tools, not_applicable, passed,
 )
 

@@ -7,7 +7,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from .base import (
+from ..base import (
     Finding, Probe, Target, WireTimeout, call_tool, compact, failed, list_tools, not_applicable, passed,
     refused, result_text, string_params,
 )

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..wire import Message, WireSession
-from .base import (
+from ...wire import Message, WireSession
+from ..base import (
     Finding, Probe, Target, WireTimeout, compact, failed, list_tools, not_applicable, passed, refused,
 )
 from .framing import is_jsonrpc_message

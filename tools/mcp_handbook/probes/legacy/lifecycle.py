@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .base import (
+from ..base import (
     Finding, Probe, Target, WireTimeout, compact, failed, list_tools, not_applicable, passed,
 )
-from ..wire import WireSession
+from ...wire import WireSession
 
 KNOWN_REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 """Revisions that have the initialize handshake."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Finding, Probe, Target, WireTimeout, compact, failed, list_tools, passed
+from ..base import Finding, Probe, Target, WireTimeout, compact, failed, list_tools, passed
 
 OVERSIZE_BYTES = 4 * 1024 * 1024
 """An over-cap frame: four times the handbook's recommended 1 MiB cap."""

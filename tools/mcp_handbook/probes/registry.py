@@ -1,0 +1,78 @@
+"""The probe registry: ``@probe(...)`` registers a plain function ``(Target) -> Finding`` under its name.
+
+Registration wraps the function once, so every probe behaves the same at its edges: a
+:class:`~.support.ProbeAbort` returns its finding, a :class:`~mcp_handbook.wire.WireTimeout` becomes
+a FAIL with a generic reason (``no_answer``, or ``server_exited`` when the server is gone), and a
+FAIL whose reason the probe did not declare is reported as ``probe_error``, so a reason a WRONG
+block is proved with always means what the probe's vocabulary says.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from .support import GENERIC_REASONS, Finding, ProbeAbort, Target, WireTimeout, failed
+
+ProbeFn = Callable[[Target], Finding]
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """A named check run over the real pipe."""
+
+    name: str
+    run: ProbeFn
+    """The registered function, wrapped (see the module docstring)."""
+    title: str
+    """What it observes, in a phrase, for the site and the worksheet."""
+    calls_tools: bool = False
+    """True when it calls tools with adversarial arguments (the auditor asks first)."""
+    reasons: Mapping[str, str] = field(default_factory=dict)
+    """Its own vocabulary of FAIL reasons: code -> what it means. A WRONG block proves one of these."""
+    source_file: str = ""
+    """The module that defines it (its source is part of every recorded proof's key)."""
+
+
+PROBES: dict[str, Probe] = {}
+"""Every registered probe by name."""
+
+
+def _server_gone(target: Target) -> bool:
+    return any(s.proc.poll() is not None for s in target.sessions)
+
+
+def _guard(name: str, fn: ProbeFn, reasons: Mapping[str, str]) -> ProbeFn:
+    def run(target: Target) -> Finding:
+        try:
+            finding = fn(target)
+        except ProbeAbort as stop:
+            finding = stop.finding
+        except WireTimeout as exc:
+            reason = "server_exited" if _server_gone(target) else "no_answer"
+            finding = failed(reason, f"the server stopped answering: {exc}")
+        if finding.status == "FAIL" and finding.reason not in reasons and finding.reason not in GENERIC_REASONS:
+            return failed("probe_error", f"probe {name} failed with reason {finding.reason!r}, which is not in its vocabulary: "
+                          f"{finding.summary}", *finding.evidence)
+        return finding
+
+    run.__name__ = fn.__name__
+    run.__doc__ = fn.__doc__
+    run.__wrapped__ = fn  # type: ignore[attr-defined]
+    return run
+
+
+def probe(name: str, title: str, *, reasons: Mapping[str, str], calls_tools: bool = False) -> Callable[[ProbeFn], ProbeFn]:
+    """Register the decorated function as probe ``name``; ``reasons`` is its FAIL vocabulary (code -> meaning)."""
+    clash = set(reasons) & set(GENERIC_REASONS)
+    if clash or not reasons:
+        raise ValueError(f"probe {name}: declare at least one reason of its own, none of {', '.join(GENERIC_REASONS)}")
+
+    def register(fn: ProbeFn) -> ProbeFn:
+        if name in PROBES:
+            raise ValueError(f"probe {name!r} is registered twice ({PROBES[name].source_file} and {inspect.getsourcefile(fn)})")
+        PROBES[name] = Probe(name, _guard(name, fn, reasons), title, calls_tools, dict(reasons), inspect.getsourcefile(fn) or "")
+        return fn
+
+    return register

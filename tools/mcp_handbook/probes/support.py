@@ -1,0 +1,357 @@
+"""What every probe shares: the target, the finding and its reason, the handshake, the tool listing,
+argument filling and the parameter vocabularies.
+
+A probe is a plain function ``(Target) -> Finding`` registered with :func:`~.registry.probe`. It
+returns :func:`passed`, :func:`failed` with a *reason* from its own vocabulary, or
+:func:`not_applicable`; anything that stops it early (the server never answers the handshake, the
+listing cannot be read) is raised as :class:`ProbeAbort` or :class:`~mcp_handbook.wire.WireTimeout`
+and becomes a finding with one of the :data:`GENERIC_REASONS`, which no WRONG block may prove with.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import re
+import secrets
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from ..wire import Message, WireSession, WireTimeout
+
+Status = Literal["PASS", "FAIL", "N/A"]
+
+GENERIC_REASONS: dict[str, str] = {
+    "no_answer": "the server did not answer in time",
+    "server_exited": "the server exited or could not be started",
+    "probe_error": "the probe itself failed",
+}
+"""Ways any probe can fail that say nothing about the rule: a WRONG block that fails only like this
+is broken, not proved."""
+
+KNOWN_REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+"""Revisions with the ``initialize`` handshake, oldest first."""
+LATEST_LEGACY = KNOWN_REVISIONS[-1]
+MODERN_REVISION = "2026-07-28"
+
+PATH_PARAMS = ("path", "file", "filename", "filepath", "file_path", "relative_path", "repo_path", "dir", "directory")
+"""Parameter names that take a file-system path."""
+PROGRAM_PARAMS = ("program", "command", "cmd", "executable", "binary")
+ARGS_PARAMS = ("args", "arguments", "argv")
+DELAY_WORDS = ("second", "delay", "sleep", "wait", "duration")
+"""Words in a numeric parameter's name that make it a delay: filled at its minimum."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A probe's verdict with the evidence that shows it."""
+
+    status: Status
+    """PASS (the rule is kept), FAIL (broken) or N/A (the probe could not apply)."""
+    summary: str
+    """One sentence a reviewer reads first."""
+    evidence: tuple[str, ...] = ()
+    """Transcript rows (``>>>`` sent, ``<<<`` stdout, ``err`` stderr) and observations."""
+    reason: str = ""
+    """For a FAIL: why, as a code from the probe's own vocabulary or one of :data:`GENERIC_REASONS`."""
+
+
+def passed(summary: str, *evidence: str) -> Finding:
+    return Finding("PASS", summary, tuple(evidence))
+
+
+def failed(reason: str, summary: str, *evidence: str) -> Finding:
+    return Finding("FAIL", summary, tuple(evidence), reason)
+
+
+def not_applicable(summary: str, *evidence: str) -> Finding:
+    return Finding("N/A", summary, tuple(evidence))
+
+
+class ProbeAbort(Exception):
+    """Raised anywhere inside a probe to return ``finding`` at once."""
+
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(finding.summary)
+        self.finding = finding
+
+
+@dataclass(slots=True)
+class Target:
+    """How to start the server under test, and what the probe may do to it."""
+
+    argv: list[str]
+    """The server command."""
+    workspace: Path
+    """The server's working directory (its workspace); probes may create files here."""
+    env: dict[str, str]
+    """The minimal environment the server starts with (includes the canary)."""
+    canary: str
+    """A secret value placed in the server's environment that must never come back."""
+    allow_tool_calls: frozenset[str] | None = None
+    """Tools that may be called with adversarial arguments: None means every tool
+    (the verifier, against the reference server); a set means read-only tools
+    plus these names (the auditor, against someone else's server)."""
+    timeout: float = 5.0
+    """Seconds any single wait may take."""
+    sessions: list[WireSession] = field(default_factory=list)
+    listing: list[dict[str, Any]] | Finding | None = None
+    """The tools this target listed (or the finding that says why it could not), kept for the next probe."""
+
+    def start(self, *, pass_fds: Iterable[int] = (), extra_env: dict[str, str] | None = None) -> WireSession:
+        env = {**self.env, **(extra_env or {})}
+        session = WireSession(self.argv, cwd=self.workspace, env=env, pass_fds=tuple(pass_fds))
+        self.sessions.append(session)
+        return session
+
+    def may_call(self, tool: dict[str, Any]) -> bool:
+        if self.allow_tool_calls is None:
+            return True
+        annotations = tool.get("annotations")
+        read_only = isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
+        return read_only or tool.get("name") in self.allow_tool_calls
+
+    def stop_all(self) -> None:
+        for s in self.sessions:
+            s.close(grace=0.5)
+
+    @property
+    def stderr_of_all(self) -> list[str]:
+        return [ln.text for s in self.sessions for ln in s.stderr_lines]
+
+
+# -- meeting the server -------------------------------------------------------------------------------------
+
+def handshake(target: Target, *, version: str = LATEST_LEGACY, **start: Any) -> tuple[WireSession, dict[str, Any]]:
+    """Start the server and complete ``initialize``; abort with ``no_answer`` when it does not answer."""
+    session = target.start(**start)
+    try:
+        response = session.initialize(version=version, timeout=target.timeout)
+    except WireTimeout as exc:
+        raise ProbeAbort(failed("no_answer", f"the server did not complete the handshake: {exc}", *session.transcript(limit=8))) from None
+    result = response.get("result")
+    if not isinstance(result, dict):
+        raise ProbeAbort(failed("no_answer", f"initialize was answered with an error: {compact(response.get('error'), 200)}",
+                                *session.transcript(limit=8)))
+    return session, result
+
+
+def list_tools(
+    session: WireSession, *, timeout: float, max_pages: int = 50, pages: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """Every tool the server lists, following cursors (bounded); each page's result is appended to ``pages`` when given."""
+    tools: list[dict[str, Any]] = []
+    cursor = None
+    for _ in range(max_pages):
+        response = session.request("tools/list", {"cursor": cursor} if cursor else {}, timeout=timeout)
+        result = response.get("result") or {}
+        if pages is not None and isinstance(result, dict):
+            pages.append(result)
+        tools.extend(t for t in result.get("tools") or [] if isinstance(t, dict))
+        cursor = result.get("nextCursor")
+        if not cursor:
+            break
+    return tools
+
+
+def session_with_tools(target: Target, **start: Any) -> tuple[WireSession, dict[str, Any], list[dict[str, Any]]]:
+    """Handshake plus every listed tool, on one session; abort with ``no_answer`` when either is not answered."""
+    session, init = handshake(target, **start)
+    try:
+        tools = list_tools(session, timeout=target.timeout)
+    except WireTimeout as exc:
+        raise ProbeAbort(failed("no_answer", f"tools/list was not answered: {exc}", *session.transcript(limit=8))) from None
+    return session, init, tools
+
+
+def tools_of(target: Target) -> list[dict[str, Any]]:
+    """The target's tool listing, read once per target (its own short session) and kept on it.
+
+    A server that could not be listed is not waited on again: the same abort is raised at once."""
+    if target.listing is None:
+        session = target.start()
+        try:
+            session.initialize(timeout=target.timeout)
+            target.listing = list_tools(session, timeout=target.timeout)
+        except WireTimeout as exc:
+            target.listing = failed("no_answer", f"tools/list could not be read: {exc}", *session.transcript(limit=8))
+        finally:
+            session.close(grace=0.5)
+    if isinstance(target.listing, Finding):
+        raise ProbeAbort(target.listing)
+    return target.listing
+
+
+def call_tool(session: WireSession, name: str, arguments: Any, *, timeout: float) -> dict[str, Any]:
+    return session.request("tools/call", {"name": name, "arguments": arguments}, timeout=timeout)
+
+
+def ask(session: WireSession, rid: Any, method: str, params: dict[str, Any] | None = None, *, timeout: float) -> dict[str, Any]:
+    """Send one request with a chosen id and wait for the response carrying it."""
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+    if params is not None:
+        message["params"] = params
+    session.send(message)
+    return session.wait_for_id(rid, timeout=timeout)
+
+
+# -- reading answers ----------------------------------------------------------------------------------------
+
+def compact(value: Any, limit: int = 300) -> str:
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False) if not isinstance(value, str) else value
+    return text if len(text) <= limit else text[:limit] + " …"
+
+
+def error_code(response: dict[str, Any]) -> Any:
+    error = response.get("error")
+    return error.get("code") if isinstance(error, dict) else None
+
+
+def result_text(response: dict[str, Any]) -> str:
+    """Everything a tools/call response shows the client, as one string."""
+    return json.dumps(response, ensure_ascii=False)
+
+
+def text_blocks(response: dict[str, Any]) -> str:
+    """The text blocks of a tools/call result, joined."""
+    content = (response.get("result") or {}).get("content") or []
+    return "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+
+
+def is_error_result(response: dict[str, Any]) -> bool:
+    return isinstance(response.get("result"), dict) and response["result"].get("isError") is True
+
+
+def refused(response: dict[str, Any]) -> bool:
+    """A tool call was refused: a JSON-RPC error or a result with isError true."""
+    return "error" in response or is_error_result(response)
+
+
+def responses(messages: list[Message]) -> list[dict[str, Any]]:
+    """The JSON-RPC responses among ``messages`` (results and errors, not requests or notifications)."""
+    return [m.value for m in messages
+            if isinstance(m.value, dict) and "method" not in m.value and ("result" in m.value or "error" in m.value)]
+
+
+def tool_name(tool: dict[str, Any]) -> str:
+    name = tool.get("name")
+    return name if isinstance(name, str) else f"<tool without a string name: {compact(name, 40)}>"
+
+
+# -- building arguments from a tool's own schema -----------------------------------------------------------
+
+def properties(tool: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    props = (tool.get("inputSchema") or {}).get("properties") or {}
+    return {k: v for k, v in props.items() if isinstance(v, dict)} if isinstance(props, dict) else {}
+
+
+def schema_type(schema: dict[str, Any]) -> Any:
+    """The schema's type; for a list such as ``["null", "string"]``, the first that is not null."""
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), None)
+    return kind
+
+
+def fill_value(schema: dict[str, Any]) -> Any:
+    """A harmless valid value for one property schema: its default, enum or const, else the smallest allowed."""
+    if "default" in schema:
+        return schema["default"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
+    kind = schema_type(schema)
+    if kind in ("integer", "number"):
+        if "minimum" in schema and isinstance(schema["minimum"], (int, float)):
+            return math.ceil(schema["minimum"]) if kind == "integer" else schema["minimum"]
+        low = schema.get("exclusiveMinimum")
+        return math.floor(low) + 1 if isinstance(low, (int, float)) else 1
+    if kind == "string":
+        return _fill_string(schema)
+    if kind == "array":
+        return [fill_value(schema.get("items") or {}) for _ in range(int(schema.get("minItems", 0)))]
+    if kind == "object":
+        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        return {name: fill_value(props.get(name) or {}) for name in schema.get("required") or () if isinstance(name, str)}
+    return {"boolean": False, "null": None}.get(kind, "x")
+
+
+STRING_CANDIDATES = ("x", "a", "1", "1.0.0", "2026-01-01", "example", "A", "a-1", "x.txt")
+"""Ordinary strings tried, in order, against a ``pattern`` (the first that matches and fits the length wins)."""
+
+
+def _fill_string(schema: dict[str, Any]) -> str:
+    low, high = int(schema.get("minLength", 1) or 0), schema.get("maxLength")
+    pattern = schema.get("pattern")
+    for candidate in STRING_CANDIDATES:
+        text = candidate * max(1, -(-low // len(candidate)))
+        if isinstance(high, int) and len(text) > high:
+            continue
+        try:
+            if not isinstance(pattern, str) or re.search(pattern, text):
+                return text
+        except re.error:
+            return text
+    return "x" * max(1, low)
+
+
+def fill_arguments(tool: dict[str, Any], *, skip: str | None = None, **overrides: Any) -> dict[str, Any]:
+    """Arguments for an ordinary call: required fields filled, delays at their minimum, then ``overrides``."""
+    schema = tool.get("inputSchema") or {}
+    props = properties(tool)
+    required = [n for n in schema.get("required") or () if isinstance(n, str)]
+    args = {name: fill_value(props.get(name) or {}) for name in required if name not in overrides and name != skip}
+    for name, prop in props.items():
+        if name not in overrides and name != skip and schema_type(prop) in ("integer", "number") and any(
+                w in name.lower() for w in DELAY_WORDS):
+            args[name] = prop.get("minimum", 0)
+    args.update(overrides)
+    return args
+
+
+def string_params(tool: dict[str, Any], names: Iterable[str]) -> list[str]:
+    """The tool's string parameters whose names are in ``names``."""
+    wanted = set(names)
+    return [k for k, v in properties(tool).items() if k in wanted and schema_type(v) == "string"]
+
+
+def callable_tools(target: Target, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tools the target allows the probe to call with arguments of its choosing."""
+    return [t for t in tools if isinstance(t.get("name"), str) and target.may_call(t)]
+
+
+# -- the workspace -------------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def planted_fifo(workspace: Path) -> Iterator[str]:
+    """A FIFO in the workspace for the duration of the block, yielding its name; afterwards any reader still
+    blocked on it is released (a non-blocking open for writing) and it is removed, so nothing outlives the probe."""
+    name = f"hb-fifo-{secrets.token_hex(5)}"
+    fifo = workspace / name
+    os.mkfifo(fifo)
+    try:
+        yield name
+    finally:
+        try:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+        try:
+            fifo.unlink()
+        except OSError:
+            pass
+
+
+__all__ = [
+    "ARGS_PARAMS", "DELAY_WORDS", "Finding", "GENERIC_REASONS", "KNOWN_REVISIONS", "LATEST_LEGACY", "MODERN_REVISION",
+    "Message", "PATH_PARAMS", "PROGRAM_PARAMS", "ProbeAbort", "Status", "Target", "WireSession", "WireTimeout", "ask",
+    "call_tool", "callable_tools", "compact", "error_code", "failed", "fill_arguments", "fill_value", "handshake",
+    "is_error_result", "list_tools", "not_applicable", "passed", "planted_fifo", "properties", "refused",
+    "responses", "result_text", "schema_type", "session_with_tools", "string_params", "text_blocks", "tool_name",
+    "tools_of",
+]
