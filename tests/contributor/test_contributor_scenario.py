@@ -42,8 +42,8 @@ def test_a_new_rule_lints_clean_once_its_snippets_are_written_and_diff_drafts_a_
     before = checkout.check_lines()
     checkout.write(NEW_RULE_PATH, new_rule)
     assert checkout.check_lines() - before == {
-        "snippets/XMP-001/correct1.py:1: HB050 missing (run `mcp-handbook snippets`)",
-        "snippets/XMP-001/wrong1.py:1: HB050 missing (run `mcp-handbook snippets`)",
+        "snippets/XMP-001/correct1.py:1: HB050 missing (hint: run `mcp-handbook snippets`)",
+        "snippets/XMP-001/wrong1.py:1: HB050 missing (hint: run `mcp-handbook snippets`)",
     }
     assert checkout.cli("snippets").returncode == 0
     assert checkout.check_lines() == before
@@ -195,3 +195,14 @@ def test_a_rule_that_no_longer_parses_is_reported_as_such_not_as_removed(checkou
     text = checkout.cli("diff", "with-rule").stdout
     assert "removed XMP-001" not in text
     assert f"{NEW_RULE_PATH}:1: note XMP-001 was not compared: the file does not parse (hint: run `mcp-handbook check`)" in text
+
+
+def test_a_yaml_mistake_never_leads_to_deleting_the_rules_snippets(checkout: Checkout, new_rule: str) -> None:
+    add_rule(checkout, new_rule, tag="with-rule")
+    snippets = sorted((checkout.path / "snippets" / "XMP-001").glob("*.py"))
+    assert snippets
+    checkout.write(NEW_RULE_PATH, new_rule.replace("title: Refuse a path", 'title: "Refuse a path'))
+    lines = checkout.check_lines()
+    assert not any("snippets/XMP-001/" in ln for ln in lines), lines  # no hint to run `snippets` for them
+    assert checkout.cli("snippets").returncode == 0
+    assert sorted((checkout.path / "snippets" / "XMP-001").glob("*.py")) == snippets

@@ -23,11 +23,11 @@ def codes_at(corpus, path_suffix: str) -> set[tuple[str, int]]:
 
 
 def test_every_problem_in_a_broken_rule_is_reported_with_its_line() -> None:
-    found = codes_at(load_corpus(FIXTURE), "bad-fields.md")
+    found = codes_at(load_corpus(FIXTURE, proving=True), "bad-fields.md")
     assert ("HB012", 4) in found  # scope: everywhere
     assert ("HB010", 10) in found  # unknown field colour
-    assert ("HB022", 1) in found  # unknown gate
-    assert ("HB031", 1) in found  # unknown probe
+    assert ("HB022", 6) in found  # unknown gate, at its field's line
+    assert ("HB031", 8) in found  # unknown probe, at its field's line
     corpus = load_corpus(FIXTURE)
     missing_blocks = [d.message for d in corpus.diagnostics if d.code == "HB030" and d.location.path.endswith("bad-fields.md")]
     assert len(missing_blocks) == 2 and "WRONG" in missing_blocks[0] and "CORRECT" in missing_blocks[1]
@@ -43,9 +43,9 @@ def test_malformed_yaml_names_its_line() -> None:
 
 def test_duplicate_and_retired_ids_and_bad_snippets_are_reported() -> None:
     corpus = load_corpus(FIXTURE)
-    assert ("HB020", 1) in codes_at(corpus, "dup-id.md")
+    assert ("HB020", 2) in codes_at(corpus, "dup-id.md")  # at the id's line
     retired = codes_at(corpus, "retired.md")
-    assert ("HB021", 1) in retired
+    assert ("HB021", 2) in retired
     assert any(code == "HB013" for code, _ in retired)  # scope stack without a label
     assert ("HB033", 24) in retired  # the syntax error's own line in the markdown
 

@@ -45,3 +45,17 @@ def test_building_does_not_import_the_probes() -> None:
             "print(sorted(m for m in sys.modules if m.startswith(('mcp_handbook.probes', 'mcp_handbook.audit'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_loading_the_doctrine_for_the_site_or_an_export_imports_no_verification_code(project_root) -> None:
+    code = (f"import sys; from mcp_handbook import load_corpus; load_corpus({str(project_root)!r}); "
+            "import mcp_handbook.export, mcp_handbook.site.state; "
+            "print(sorted(m for m in sys.modules if m.startswith(('mcp_handbook.probes', 'mcp_handbook.verify', 'reference_server'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_usage_lists_every_command_whichever_is_asked_for() -> None:
+    everything = {name for names in COMMAND_MODULES.values() for name in names} | {"check", "snippets", "build", "serve", "verify"}
+    for command in ("check", "build", "audit", None):
+        assert set(parser(command)._subparsers._group_actions[0].choices) == everything, command  # type: ignore[union-attr]

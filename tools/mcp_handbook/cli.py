@@ -49,8 +49,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         removals = unretired_removals(corpus, base=args.base)
     except HistoryError as exc:
         raise UsageError(f"cannot read the doctrine at {args.base!r}: {exc}") from exc
-    problems = [str(d) for d in (*corpus.diagnostics, *removals)]
-    problems += [f"{line.split(':', 1)[0]}:1: HB050 {line.split(': ', 1)[1]}" for line in snippet_files.check(corpus).lines()]
+    problems = [str(d) for d in (*corpus.diagnostics, *removals, *snippet_files.check(corpus).diagnostics())]
     for line in problems:
         print(line)
     if problems:
@@ -68,8 +67,10 @@ def cmd_snippets(args: argparse.Namespace) -> int:
             print(line)
         return EXIT_OK if state.fresh else EXIT_PROBLEMS
     changed = snippet_files.write(corpus)
-    for line in changed.lines():
-        print(line.split(":", 1)[0] + ": written" if "no longer" not in line else line.split(":", 1)[0] + ": removed")
+    for path in (*changed.missing, *changed.changed):
+        print(f"{path}: written")
+    for path in changed.extra:
+        print(f"{path}: removed")
     return EXIT_OK
 
 
@@ -146,7 +147,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     import pytest
 
     root = _root(args)
-    return int(pytest.main([str(root / "content"), "--rootdir", str(root), *args.pytest_args]))
+    extra = [a for a in args.pytest_args if a != "--"] if args.pytest_args else []
+    keyword = ["-k", args.rule] if args.rule else []
+    return int(pytest.main([str(root / "content"), "--rootdir", str(root), *keyword, *extra]))
 
 
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
@@ -160,6 +163,14 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
 ``add(name, fn, help)`` returns the new subcommand's ArgumentParser. Add one line here per module.
 Only the module a command needs is imported (``build`` need not load the probes: ~0.25 s);
 a test checks that each module registers exactly the commands listed here."""
+COMMAND_HELP: dict[str, str] = {
+    "evidence": "record each WRONG/CORRECT block's proof for the site (or --check it is fresh)",
+    "diff": "what changed in the doctrine between two git refs, and the version it calls for",
+    "export": "export the audit worksheet (md, csv, json, xlsx), rules.json, or the Agent Skill bundle",
+    "report": "findings from a filled worksheet; exit 1 if a HIGH item of the profile is Fail",
+    "audit": "run every automated rule's probe against any stdio server and write the worksheet",
+}
+"""One line per lazily added command, so the usage lists every command without importing its module."""
 
 
 def requested_command(argv: list[str]) -> str | None:
@@ -194,12 +205,15 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--site-dir", help="output folder (default: site/)")
     p = add("verify", cmd_verify, "prove every snippet (runs pytest on content/)")
-    p.add_argument("pytest_args", nargs=argparse.REMAINDER, help="extra pytest arguments, e.g. -k TRN-001")
-    built_in = set(sub.choices)
-    needed = [m for m, names in COMMAND_MODULES.items() if command in names]
-    if command not in built_in:
-        for module_name in needed or COMMAND_MODULES:
+    p.add_argument("-k", "--rule", metavar="EXPR", help="only these proofs: a rule id (TRN-001) or a pytest -k expression")
+    p.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --, more pytest arguments, e.g. -- -x -q")
+    known = {name for names in COMMAND_MODULES.values() for name in names} | set(sub.choices)
+    for module_name, names in COMMAND_MODULES.items():
+        if command in names or command not in known:  # the command asked for (all of them when it is unknown)
             importlib.import_module(module_name).register(add)
+        else:  # listed in the usage, loaded only when asked for
+            for name in names:
+                sub.add_parser(name, help=COMMAND_HELP[name], description=COMMAND_HELP[name])
     return ap
 
 

@@ -184,10 +184,8 @@ def _batch_blobs(out: bytes) -> list[bytes]:
 
 
 def unparsed_paths(corpus: Corpus) -> set[str]:
-    """Rule files that are there but yielded no rule (bad YAML, no id, ...): their
-    diagnostics already say why, so their ids are unknown, not gone."""
-    parsed = {r.path for r in corpus.rules}
-    return {d.location.path for d in corpus.diagnostics if f"/{RULES_DIR}/" in d.location.path and d.location.path not in parsed}
+    """Rule files that are there but yielded no rule: their ids are unknown, not gone."""
+    return corpus.unparsed_paths()
 
 
 def _retired_line(corpus: Corpus, content_dir: str) -> int:

@@ -38,7 +38,7 @@ def duplicate_ids(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[
     first: dict[str, Rule] = {}
     for rule in sorted(corpus.rules, key=lambda r: r.path):
         if rule.id in first:
-            yield _diag(rule.path, 1, "HB020", f"id {rule.id} is already used by {first[rule.id].path}", "pick the next free id in this area")
+            yield _diag(rule.path, rule.line_of("id"), "HB020", f"id {rule.id} is already used by {first[rule.id].path}", "pick the next free id in this area")
         else:
             first[rule.id] = rule
 
@@ -49,7 +49,7 @@ def retired_ids(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Di
         if rule.id in retired:
             info = retired[rule.id]
             yield _diag(
-                rule.path, 1, "HB021",
+                rule.path, rule.line_of("id"), "HB021",
                 f"id {rule.id} was retired in {info.get('retired_in', '?')} and may never be reused",
                 f"pick a new id; the retired rule was replaced by {info.get('replaced_by') or 'nothing'}",
             )
@@ -79,7 +79,7 @@ def known_gates(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Di
     keys = {g.key for g in corpus.gates}
     for rule in corpus.rules:
         if rule.gate and rule.gate not in keys:
-            yield _diag(rule.path, 1, "HB022", f"gate {rule.gate!r} is not declared in content/handbook.yml", f"use one of: {', '.join(sorted(keys))}")
+            yield _diag(rule.path, rule.line_of("gate"), "HB022", f"gate {rule.gate!r} is not declared in content/handbook.yml", f"use one of: {', '.join(sorted(keys))}")
 
 
 def _static_snippet_problems(snippet: Snippet) -> Iterable[Diagnostic]:
@@ -130,9 +130,9 @@ def snippets_and_probes(corpus: Corpus, known: Vocabulary | None = None) -> Iter
             continue
         probes = sorted(known.probes) if known is not None else []
         if not rule.probe:
-            yield _diag(rule.path, 1, "HB030", "an automated rule needs a probe", f"add `probe:` with one of: {', '.join(probes) or 'the probes in tools/mcp_handbook/probes/'}")
+            yield _diag(rule.path, rule.line_of("check"), "HB030", "an automated rule needs a probe", f"add `probe:` with one of: {', '.join(probes) or 'the probes in tools/mcp_handbook/probes/'}")
         elif known is not None and rule.probe not in known.probes:
-            yield _diag(rule.path, 1, "HB031", f"unknown probe {rule.probe!r}", f"known probes: {', '.join(probes)}")
+            yield _diag(rule.path, rule.line_of("probe"), "HB031", f"unknown probe {rule.probe!r}", f"known probes: {', '.join(probes)}")
         for kind in ("wrong", "correct"):
             if not any(s.kind == kind and s.seam for s in runnable):
                 yield _diag(
@@ -160,7 +160,7 @@ def related_ids(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Di
     for rule in corpus.rules:
         for other in rule.related:
             if other not in ids:
-                yield _diag(rule.path, 1, "HB041", f"related rule {other} does not exist", "fix the id or remove it from `related:`")
+                yield _diag(rule.path, rule.line_of("related"), "HB041", f"related rule {other} does not exist", "fix the id or remove it from `related:`")
 
 
 CHECKS: tuple[Callable[[Corpus, Vocabulary | None], Iterable[Diagnostic]], ...] = (

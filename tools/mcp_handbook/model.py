@@ -132,10 +132,16 @@ class Rule:
     """WRONG and CORRECT blocks in file order."""
     sections: tuple[str, ...] = ()
     """The body's level-2 headings, in order."""
+    field_lines: tuple[tuple[str, int], ...] = ()
+    """Each front-matter field with the file line it stands on."""
 
     @property
     def path(self) -> str:
         return self.location.path
+
+    def line_of(self, field_name: str) -> int:
+        """The line of a front-matter field (line 1, the file, when it is not written)."""
+        return next((line for name, line in self.field_lines if name == field_name), 1)
 
     @property
     def conditions(self) -> tuple[str, ...]:
@@ -187,3 +193,9 @@ class Corpus:
     @property
     def snippets(self) -> tuple[Snippet, ...]:
         return tuple(s for r in self.rules for s in r.snippets)
+
+    def unparsed_paths(self) -> set[str]:
+        """Rule files that are there but yielded no rule (bad YAML, no id, ...): their diagnostics say
+        why, and what they hold (an id, snippets) is unknown, not gone."""
+        parsed = {r.path for r in self.rules}
+        return {d.location.path for d in self.diagnostics if "/rules/" in d.location.path and d.location.path not in parsed}

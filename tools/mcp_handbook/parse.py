@@ -225,6 +225,7 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
         changelog=tuple(c for c in data.get("changelog") or () if isinstance(c, dict)) if isinstance(data.get("changelog"), list) else (),
         snippets=tuple(snippets),
         sections=tuple(sections),
+        field_lines=tuple(key_lines.items()),
     )
     return rule, sink.items
 

@@ -20,10 +20,20 @@ from reference_server.results import text_result
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from pathlib import Path
+    from typing import Any, Protocol
 
     from reference_server.registry import ToolEntry
-    from reference_server.server import Server
+
+    class ServerSide(Protocol):
+        """What the tool calls need of the server that owns them (``server.Server`` has it): imports go one way."""
+
+        session_id: str
+        workspace: Path
+
+        def log(self, level: str, event: str, **fields: Any) -> None: ...
+
+        def send(self, message: dict[str, Any]) -> None: ...
 
 DEFERRED = object()  # a handler result meaning "a worker thread will send the response"
 DEDUP_SIZE = 1024
@@ -32,7 +42,7 @@ DEDUP_SIZE = 1024
 class ToolCalls:
     """The tool registry of one server instance plus its in-flight and de-dup bookkeeping."""
 
-    def __init__(self, server: Server, *, page_size: int) -> None:
+    def __init__(self, server: ServerSide, *, page_size: int) -> None:
         self.server = server
         self.page_size = page_size
         self.tools: dict[str, ToolEntry] = {}

@@ -10,7 +10,8 @@ from .downloads import DOWNLOADS, make_downloads, write_downloads
 from .filters import FILTER_KEYS, filters_text, parse_filters_text, select_rules
 from .rules import rules_document, to_rules_json
 from .schemas import load_schema
-from .worksheet import COLUMNS, STAMP_COLUMNS, STATUSES, WRITERS, Stamp, stamp_for, worksheet_rows, write_worksheet
+from .formats import WRITERS, write_worksheet
+from .worksheet import COLUMNS, STAMP_COLUMNS, STATUSES, Stamp, stamp_for, worksheet_rows
 
 __all__ = [
     "COLUMNS", "DOWNLOADS", "FILTER_KEYS", "STAMP_COLUMNS", "STATUSES", "WRITERS", "Stamp",

@@ -48,7 +48,8 @@ def _selection(corpus: Corpus, args: argparse.Namespace):
 
 
 def _worksheet(corpus: Corpus, args: argparse.Namespace, out: Path) -> str:
-    from .worksheet import stamp_for, worksheet_rows, write_worksheet
+    from .formats import write_worksheet
+    from .worksheet import stamp_for, worksheet_rows
 
     fmt = _format(args, out)
     rules, filters = _selection(corpus, args)

@@ -13,7 +13,8 @@ from pathlib import Path
 from ..model import Corpus
 from .files import atomic_write
 from .rules import to_rules_json
-from .worksheet import WRITERS, Stamp, stamp_for, worksheet_rows
+from .formats import WRITERS
+from .worksheet import Stamp, stamp_for, worksheet_rows
 
 SKILL_ZIP = "mcp-server-authoring-skill.zip"
 

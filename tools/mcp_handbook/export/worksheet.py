@@ -1,7 +1,7 @@
 """The audit worksheet: one row per rule, stamped with the doctrine version, commit, date and filters.
 
-Formats are a table of plain functions ``(rows, stamp) -> str | bytes``
-(:data:`WRITERS`); ``report`` reads every one of them back.
+The text formats are plain functions ``(rows, stamp) -> str`` here; ``formats.py`` puts them and the
+workbook in one table (:data:`~.formats.WRITERS`); ``report`` reads every one of them back.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..model import Corpus, Rule
-from .files import atomic_write
 from .filters import FILTER_KEYS, filters_text, normalise
 
 COLUMNS = ("id", "title", "scope", "stack", "severity", "gate", "check", "status", "evidence", "notes", "basis", "applies_to")
@@ -141,20 +140,3 @@ def to_json(rows: list[dict[str, str]], stamp: Stamp) -> str:
         "items": [{c: row.get(c, "") for c in COLUMNS} for row in rows],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-
-
-def to_xlsx(rows: list[dict[str, str]], stamp: Stamp) -> bytes:
-    from .xlsx import workbook_bytes  # openpyxl is imported only when a workbook is asked for
-
-    return workbook_bytes(rows, stamp)
-
-
-WRITERS: dict[str, Callable[[list[dict[str, str]], Stamp], str | bytes]] = {
-    "md": to_markdown, "csv": to_csv, "json": to_json, "xlsx": to_xlsx,
-}
-"""Worksheet formats by file suffix."""
-
-
-def write_worksheet(rows: list[dict[str, str]], stamp: Stamp, *, fmt: str, path: Path) -> None:
-    """Write atomically: a failed export never leaves a half-written file behind."""
-    atomic_write(path, WRITERS[fmt](rows, stamp))
