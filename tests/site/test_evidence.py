@@ -117,3 +117,36 @@ def test_a_failed_proof_is_recorded_and_shown_as_not_proved(handbook: Path) -> N
     assert entries[block.name]["ok"] is False and entries[block.name]["status"] == "PASS"
     panel = proof_panel(SiteData(corpus=corpus, proofs=entries), rule, block)
     assert "✗ Not proved" in panel and re.search(r"expected probe .* to say <strong>FAIL</strong>, it said <strong>PASS</strong>", panel)
+
+
+def test_a_change_to_the_reference_server_makes_every_proof_stale(handbook: Path, tmp_path: Path, monkeypatch) -> None:
+    server = evidence.server_folder()
+    copy = tmp_path / "reference_server"
+    shutil.copytree(server, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    corpus = load_corpus(handbook)
+    monkeypatch.setattr(evidence, "server_folder", lambda: copy)
+    evidence.shared_fingerprint.cache_clear()
+    try:
+        assert evidence.check(corpus).fresh  # the same files: the same keys
+        tools = copy / "tool_defs.py"  # a tool definition: its description
+        text = tools.read_text(encoding="utf-8")
+        description = re.search(r'"description": "([^"]+)"', text)
+        tools.write_text(text.replace(description.group(1), description.group(1) + " Edited.", 1), encoding="utf-8")
+        evidence.shared_fingerprint.cache_clear()
+        state = evidence.check(corpus)
+        assert not state.fresh and len(state.stale) == len(evidence.provable_snippets(corpus)), state.lines()[:3]
+        assert "its recorded proof is for other code, seam, probe or reference server" in state.stale[0]
+    finally:
+        evidence.shared_fingerprint.cache_clear()
+
+
+def test_a_recorded_proof_that_did_not_hold_fails_the_check(handbook: Path) -> None:
+    corpus = load_corpus(handbook)
+    rule, block = _proved_block(corpus)
+    entries = evidence.load(handbook)
+    key = evidence.evidence_key(rule, block, evidence.probe_file(rule.probe))  # current: only ``ok`` is wrong
+    entries[block.name] = {**entries[block.name], "key": key, "ok": False, "status": "PASS", "broken": ""}
+    state = evidence.check(corpus, entries)
+    assert state.failing == (f"{block.location.path}:{block.location.line}: {rule.id} WRONG block {block.index}: its recorded proof did not hold "
+                             "(expected FAIL, the probe said PASS); fix the block, then run `mcp-handbook evidence`",)
+    assert not state.fresh

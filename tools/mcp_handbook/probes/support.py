@@ -21,17 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..reasons import GENERIC_REASONS
 from ..wire import Message, WireSession, WireTimeout
 
 Status = Literal["PASS", "FAIL", "N/A"]
 
-GENERIC_REASONS: dict[str, str] = {
-    "no_answer": "the server did not answer in time",
-    "server_exited": "the server exited or could not be started",
-    "probe_error": "the probe itself failed",
-}
-"""Ways any probe can fail that say nothing about the rule: a WRONG block that fails only like this
-is broken, not proved."""
 
 KNOWN_REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 """Revisions with the ``initialize`` handshake, oldest first."""
@@ -206,6 +200,15 @@ def compact(value: Any, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + " …"
 
 
+def is_jsonrpc_message(value: Any) -> bool:
+    """A JSON-RPC 2.0 request, notification or response object (one per line)."""
+    if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
+        return False
+    if "method" in value:
+        return isinstance(value["method"], str)
+    return "id" in value and (("result" in value) != ("error" in value))
+
+
 def error_code(response: dict[str, Any]) -> Any:
     error = response.get("error")
     return error.get("code") if isinstance(error, dict) else None
@@ -351,7 +354,7 @@ __all__ = [
     "ARGS_PARAMS", "DELAY_WORDS", "Finding", "GENERIC_REASONS", "KNOWN_REVISIONS", "LATEST_LEGACY", "MODERN_REVISION",
     "Message", "PATH_PARAMS", "PROGRAM_PARAMS", "ProbeAbort", "Status", "Target", "WireSession", "WireTimeout", "ask",
     "call_tool", "callable_tools", "compact", "error_code", "failed", "fill_arguments", "fill_value", "handshake",
-    "is_error_result", "list_tools", "not_applicable", "passed", "planted_fifo", "properties", "refused",
+    "is_error_result", "is_jsonrpc_message", "list_tools", "not_applicable", "passed", "planted_fifo", "properties", "refused",
     "responses", "result_text", "schema_type", "session_with_tools", "string_params", "text_blocks", "tool_name",
     "tools_of",
 ]

@@ -12,7 +12,6 @@ from typing import Any
 
 from ..evidence import provable
 from ..model import Rule, Snippet
-from ..probes import PROBES
 from .state import SiteData
 
 RUN_HINT = "run <code>mcp-handbook evidence</code>"
@@ -35,9 +34,15 @@ def _verdict(entry: dict[str, Any], snippet: Snippet) -> tuple[str, str]:
     expected, status = entry.get("expected", ""), entry.get("status", "")
     probe = f"<code>{escape(str(entry.get('probe', '')))}</code>"
     what = escape(str(entry.get("summary", "")))
+    if entry.get("ok") and snippet.kind == "wrong":
+        reason = escape(str(entry.get("reason", "")))
+        meaning = escape(str(entry.get("reason_meaning", "")))
+        because = f": <code>{reason}</code>" + (f" ({meaning})" if meaning else "") if reason else ""
+        return "hb-proof-expected", (
+            f'<span class="hb-proof-mark">✗ The probe failed, as expected</span>{because}. Probe {probe}: {what}'
+        )
     if entry.get("ok"):
-        must = "as a WRONG block must" if snippet.kind == "wrong" else "as a CORRECT block must"
-        return "hb-proof-ok", f'<span class="hb-proof-mark">✓ Proved</span>: probe {probe} said <strong>{escape(status)}</strong>, {must}. {what}'
+        return "hb-proof-ok", f'<span class="hb-proof-mark">✓ Proved</span>: probe {probe} said <strong>{escape(status)}</strong>, as a CORRECT block must. {what}'
     if entry.get("broken"):
         return "hb-proof-bad", f'<span class="hb-proof-mark">✗ Not proved</span>: the block is broken: {escape(str(entry["broken"]))}'
     return "hb-proof-bad", (
@@ -69,9 +74,9 @@ def verification_summary(data: SiteData, rule: Rule) -> str:
             '<div class="hb-verification hb-verification-manual"><p><strong>Verification: manual.</strong> '
             'A reviewer judges this rule; <a href="#how-it-is-verified">How it is verified</a> says exactly how.</p></div>\n'
         )
-    probe = PROBES.get(rule.probe)
-    observes = f" ({escape(probe.title)})" if probe else ""
     blocks = [s for s in rule.snippets if provable(rule, s)]
+    title = next((str(e.get("probe_title")) for s in blocks if (e := data.proof(rule, s)[0]) and e.get("probe_title")), "")
+    observes = f" ({escape(title)})" if title else ""
     proved = sum(1 for s in blocks if (p := data.proof(rule, s))[1] and p[0] and p[0].get("ok"))
     wrong = sum(1 for s in blocks if s.kind == "wrong")
     state = "hb-verification-ok" if blocks and proved == len(blocks) else "hb-verification-open"

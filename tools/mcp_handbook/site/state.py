@@ -34,7 +34,7 @@ class SiteData:
 
     def proof(self, rule: Rule, snippet: Snippet) -> tuple[dict[str, Any] | None, bool]:
         """The recorded proof of a block and whether it is current for the block's code."""
-        return evidence.current_entry(rule, snippet, self.proofs, probe_sources=self._probe_sources)
+        return evidence.current_entry(rule, snippet, self.proofs, sources=self._probe_sources)
 
     def changes(self, rule: Rule) -> tuple[Change, ...]:
         return self.history.get(rule.path, ())
