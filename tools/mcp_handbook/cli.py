@@ -10,14 +10,9 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
-
 from . import load_corpus
 from . import snippets as snippet_files
 from .model import Corpus
-
-if TYPE_CHECKING:
-    from .forked import Forked
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
@@ -75,49 +70,21 @@ def cmd_snippets(args: argparse.Namespace) -> int:
 
 
 def build_site(root: Path, site_dir: Path) -> Corpus:
-    """Build the site strictly and put the downloads beside it.
-
-    Two cores: the content is parsed, the code blocks lexed, the theme's templates compiled,
-    the search index and the downloads made in forked children while this process loads the
-    config and runs mkdocs (see ``mcp_handbook.forked``, ``site.prelex``, ``site.templates_ahead``
-    and ``site.search_speed``). ``MCP_HANDBOOK_NO_FORK=1`` does it all in this one process;
-    the site is the same byte for byte either way.
-    """
-    from .forked import Forked
-
-    # Needed in this order: the corpus (as mkdocs starts), the tokens (first page), the templates
-    # (first page written), the downloads (the end). Each child starts as soon as what it needs
-    # is at hand, before this process imports what it does not need; sooner ones get a smaller nice.
-    with Forked(load_corpus, root, nice=5) as parsed:
-        from .site.prelex import lex_code_blocks, served_from
-
-        with Forked(lex_code_blocks, root / "content") as lexed, lexed.when_forked(served_from):
-            return _build_with(root, site_dir, parsed)
-
-
-def _build_with(root: Path, site_dir: Path, parsed: Forked[Corpus]) -> Corpus:
-    """The rest of :func:`build_site`, with the corpus (``parsed.result()``) on its way."""
+    """Build the site strictly and put the downloads beside it; the content is parsed once, here."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
     from .export import make_downloads, write_downloads
-    from .forked import Forked
-    from .site.search_speed import index_in_child
     from .site.state import reuse_corpus
-    from .site.templates_ahead import compile_theme_templates, compiled_for
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-    config_file = root / "mkdocs.yml"
-    config = load_config(str(config_file), site_dir=str(site_dir), strict=True)
-    corpus = parsed.result()
+    corpus = load_corpus(root)
     if corpus.diagnostics:
         raise UsageError("the content does not lint; run `mcp-handbook check`")
+    config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=True)
     reuse_corpus(corpus)  # the site's hook takes this parse instead of parsing the content again
-    with Forked(compile_theme_templates, config_file, nice=15) as templates, \
-            templates.when_forked(functools.partial(compiled_for, config_file)), index_in_child(config_file), \
-            Forked(make_downloads, corpus, nice=15) as downloads:
-        build(config)
-        write_downloads(corpus, site_dir / "downloads", downloads.result())
+    build(config)
+    write_downloads(corpus, site_dir / "downloads", make_downloads(corpus))
     return corpus
 
 

@@ -6,5 +6,5 @@ Modules, one job each: ``state`` (what a build knows), ``rule_page``,
 ``downloads``, ``changes`` (git history), ``links`` and ``labels``. The
 mkdocs-macros pluglet (``macros.py``) and the mkdocs hooks (``hooks.py``)
 only hand the corpus to them. Nothing is imported here, so a module that needs one
-part (the build's ``prelex``) does not load the rest.
+part does not load the rest.
 """

@@ -11,7 +11,6 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 from .generated import generated_pages, navigation
-from .search_speed import lighten_search_index
 from .state import ContentError, load_site_data, site_data
 from .widgets import fill
 
@@ -32,7 +31,6 @@ def add_pages(files: Files, config: Any) -> Files:
             files.append(File.generated(config, src, content=markdown))
     pages = [f.src_uri for f in files.documentation_pages()]
     config["nav"] = navigation(data.corpus, pages)
-    lighten_search_index(config)  # the search plugin has made this build's index by now (its on_config)
     return files
 
 
