@@ -68,8 +68,8 @@ def test_each_contributor_mistake_is_reported_at_its_path_and_line(checkout: Che
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     new = {line for line in set(result.stdout.splitlines()) - before if " HB050 " not in line}
     assert new == {
-        "content/rules/security/example2.md:1: HB020 id XMP-001 is already used by content/rules/security/example.md (hint: pick the next free id in this area)",
-        "content/rules/security/reuse.md:1: HB021 id XMP-002 was retired in 0.1.0 and may never be reused (hint: pick a new id; the retired rule was replaced by XMP-001)",
+        "content/rules/security/example2.md:2: HB020 id XMP-001 is already used by content/rules/security/example.md (hint: pick the next free id in this area)",
+        "content/rules/security/reuse.md:2: HB021 id XMP-002 was retired in 0.1.0 and may never be reused (hint: pick a new id; the retired rule was replaced by XMP-001)",
         "content/rules/security/scope.md:4: HB012 field 'scope' must be one of universal, opinionated, stack, not 'everywhere' (hint: universal | opinionated | stack)",
     }
 
@@ -206,3 +206,27 @@ def test_a_yaml_mistake_never_leads_to_deleting_the_rules_snippets(checkout: Che
     assert not any("snippets/XMP-001/" in ln for ln in lines), lines  # no hint to run `snippets` for them
     assert checkout.cli("snippets").returncode == 0
     assert sorted((checkout.path / "snippets" / "XMP-001").glob("*.py")) == snippets
+
+
+def test_a_code_only_change_is_not_called_a_prose_change(checkout: Checkout, new_rule: str) -> None:
+    add_rule(checkout, new_rule, tag="with-rule")
+    checkout.write(NEW_RULE_PATH, new_rule.replace("return workspace / user_path", "return workspace.joinpath(user_path)"))
+    text = checkout.cli("diff", "with-rule").stdout
+    assert "    code: wrong1 changed\n" in text and "prose changed" not in text
+
+
+def test_a_retired_id_whose_rule_is_still_there_is_an_error_in_the_diff(checkout: Checkout, new_rule: str) -> None:
+    add_rule(checkout, new_rule, tag="with-rule")
+    line = retire(checkout, '{id: XMP-001, retired_in: "9.0.0", replaced_by: null, reason: "oops"}')
+    text = checkout.cli("diff", "with-rule").stdout
+    assert f"content/handbook.yml:{line}: note error: XMP-001 is retired but its rule is still at {NEW_RULE_PATH}" in text
+    assert "the rule was already gone" not in text
+    assert any(" HB021 " in ln for ln in checkout.check_lines())
+
+
+def test_the_pull_request_description_carries_the_changelog_draft(checkout: Checkout, new_rule: str) -> None:
+    add_rule(checkout, new_rule)
+    md = checkout.cli("diff", "base", "--format", "markdown").stdout
+    minor = next_version(base_version(checkout), "minor")
+    assert "| added | **XMP-001**" in md
+    assert f"<details><summary>CHANGELOG.md entry, drafted" in md and f"## {minor} - 2027-01-01" in md.split("<details>", 1)[1]

@@ -7,6 +7,7 @@ since the doctrine version a worksheet was filled against).
 from __future__ import annotations
 
 import io
+import json
 import re
 import subprocess
 import tarfile
@@ -45,6 +46,38 @@ def load_corpus_at(root: Path, ref: str, *, content_dir: str = "content") -> Cor
             tar.extractall(tmp, filter="data")
         corpus = parse_content(Path(tmp), content_dir=content_dir)
     return corpus
+
+
+def _evidence_at(root: Path, ref: str | None) -> dict[str, dict]:
+    """The recorded proofs at git ``ref`` (None: the working tree); empty when there are none."""
+    try:
+        raw = (root / "snippets" / "evidence.json").read_bytes() if ref is None else _git(root, "show", f"{ref}:snippets/evidence.json")
+        entries = json.loads(raw).get("snippets")
+    except (OSError, ValueError, HistoryError, AttributeError):
+        return {}
+    return {k: v for k, v in entries.items() if isinstance(v, dict)} if isinstance(entries, dict) else {}
+
+
+def proof_changes(root: Path, base: str, head: str | None) -> dict[str, tuple[str, ...]]:
+    """Per rule id, what changed in how it is proved: its probe's module, and what its recorded proofs say."""
+    old, new = _evidence_at(root, base), _evidence_at(root, head)
+    found: dict[str, list[str]] = {}
+    try:
+        changed_files = set(_git(root, "diff", "--name-only", base, *([head] if head else []), "--",
+                                 "tools/mcp_handbook/probes").decode().split())
+    except HistoryError:
+        changed_files = set()
+    for name in sorted(set(old) | set(new)):
+        rule_id, block = name.split(".", 1)
+        before, after = old.get(name, {}), new.get(name, {})
+        probe_file = str(after.get("probe_file", ""))
+        if probe_file and f"tools/mcp_handbook/{probe_file}" in changed_files:
+            found.setdefault(rule_id, []).append(f"probe changed ({probe_file})")
+        if before and after and (before.get("ok"), before.get("reason")) != (after.get("ok"), after.get("reason")):
+            was = f"{'proved' if before.get('ok') else 'not proved'}{', ' + before['reason'] if before.get('reason') else ''}"
+            now = f"{'proved' if after.get('ok') else 'not proved'}{', ' + after['reason'] if after.get('reason') else ''}"
+            found.setdefault(rule_id, []).append(f"{block} proof: {was} -> {now}")
+    return {k: tuple(dict.fromkeys(v)) for k, v in found.items()}
 
 
 def commit_of_version(root: Path, version: str, *, content_dir: str = "content") -> str | None:
@@ -111,6 +144,15 @@ def _block_changes(old: Rule, new: Rule) -> tuple[str, ...]:
     )
 
 
+def prose(rule: Rule) -> str:
+    """The rule's body without its WRONG/CORRECT blocks: a code-only change leaves it as it is."""
+    lines = rule.body.split("\n")
+    for s in rule.snippets:
+        first, last = s.location.line - rule.body_line, (s.location.end_line or s.location.line) - rule.body_line
+        lines[max(first, 0): last + 1] = [""] * (last + 1 - max(first, 0))
+    return "\n".join(line for line in lines if line.strip())
+
+
 def compare_rules(old: Rule, new: Rule) -> RuleChange | None:
     fields = tuple(
         (name, _text(getattr(old, name)), _text(getattr(new, name)))
@@ -118,7 +160,7 @@ def compare_rules(old: Rule, new: Rule) -> RuleChange | None:
         if getattr(old, name) != getattr(new, name)
     )
     blocks = _block_changes(old, new)
-    body_changed = old.body != new.body
+    body_changed = prose(old) != prose(new)
     if not (fields or blocks or body_changed):
         return None
     return RuleChange(new.id, fields, bool(blocks), body_changed, blocks)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..cli import EXIT_OK, EXIT_USAGE, UsageError, _root
-from ..history import HistoryError, diff_corpora, load_corpus_at, unparsed_paths
+from ..history import HistoryError, diff_corpora, load_corpus_at, proof_changes, unparsed_paths
 from ..model import Corpus
 from ..parse import parse_content
 from .render import as_markdown, as_text, changelog_entry, insert_entry
@@ -33,6 +33,7 @@ def assessment(root: Path, base: str, head: str | None) -> Assessment:
         old_rules={r.id: r for r in old.rules},
         new_rules={r.id: r for r in new.rules},
         unreadable=frozenset(unparsed_paths(new)),
+        proofs=proof_changes(root, base, head),
     )
 
 

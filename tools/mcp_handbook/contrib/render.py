@@ -64,6 +64,8 @@ def as_markdown(a: Assessment, *, base: str, head: str) -> str:
     if a.notes:
         out += ["", "### Notes", "", *(f"- `{n.where}`: {_md(n.message)} ({_md(n.hint)})" for n in a.notes)]
     out += ["", "The bump follows the doctrine's versioning rules (content/versioning.md); a reviewer may raise it, e.g. when a reworded claim reverses the rule.", ""]
+    out += ["<details><summary>CHANGELOG.md entry, drafted (edit it into sentences at the release)</summary>", "",
+            changelog_entry(a).rstrip("\n"), "", "</details>", ""]
     return "\n".join(out)
 
 

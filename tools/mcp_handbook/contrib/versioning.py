@@ -131,7 +131,7 @@ def _changed(change: RuleChange, rule: Rule) -> Impact:
     return Impact(change.id, "changed", _max(levels) or "patch", tuple(details), f"{rule.path}:1")
 
 
-def _retirements(changes: Changes) -> list[Impact]:
+def _retirements(changes: Changes, new_rules: dict[str, Rule]) -> list[Impact]:
     registered = {str(e.get("id")): e for e in changes.retired}
     impacts = []
     for rule in changes.removed:
@@ -143,10 +143,20 @@ def _retirements(changes: Changes) -> list[Impact]:
         replaced_text = ", ".join(replaced) if isinstance(replaced, list) else replaced or f"nothing ({entry.get('reason', 'no reason given')})"
         detail = f"retired in {entry.get('retired_in', '?')}, replaced by {replaced_text}"
         impacts.append(Impact(rule.id, "retired", "major", (detail,), f"{_handbook(rule)}:{entry.get('line', 1)}"))
-    for rule_id in registered:
+    for rule_id in (i for i in registered if i not in new_rules):  # one still present is an error note
         line = registered[rule_id].get("line", 1)
         impacts.append(Impact(rule_id, "registry", "patch", ("recorded in `retired:` (the rule was already gone)",), f"{HANDBOOK}:{line}"))
     return impacts
+
+
+def _retired_but_present(changes: Changes, new_rules: dict[str, Rule]) -> list[Note]:
+    """A `retired:` entry for a rule that is still there: an error, whatever else the change does."""
+    return [
+        Note(f"{HANDBOOK}:{e.get('line', 1)}", f"error: {e.get('id')} is retired but its rule is still at {new_rules[str(e.get('id'))].path}",
+             "delete the rule file, or remove the `retired:` entry")
+        for e in changes.retired
+        if str(e.get("id")) in new_rules
+    ]
 
 
 def _notes(changes: Changes, impacts: list[Impact], suggested: str) -> list[Note]:
@@ -173,8 +183,19 @@ def _notes(changes: Changes, impacts: list[Impact], suggested: str) -> list[Note
     return notes
 
 
+def _with_proofs(impacts: list[Impact], proofs: dict[str, tuple[str, ...]], new_rules: dict[str, Rule]) -> list[Impact]:
+    """Add how each rule's proof changed (its probe, its recorded verdicts) to its impact; a rule changed only
+    there gets a patch-level impact of its own."""
+    seen = {i.rule_id for i in impacts}
+    out = [dataclasses.replace(i, details=(*i.details, *proofs.get(i.rule_id, ()))) for i in impacts]
+    out += [Impact(rule_id, "changed", "patch", details, f"{new_rules[rule_id].path}:1")
+            for rule_id, details in sorted(proofs.items()) if rule_id not in seen and rule_id in new_rules]
+    return out
+
+
 def assess(
-    changes: Changes, *, old_rules: dict[str, Rule], new_rules: dict[str, Rule], unreadable: frozenset[str] = frozenset()
+    changes: Changes, *, old_rules: dict[str, Rule], new_rules: dict[str, Rule], unreadable: frozenset[str] = frozenset(),
+    proofs: dict[str, tuple[str, ...]] | None = None,
 ) -> Assessment:
     """Judge ``changes``: one impact per rule touched, the release level, the next version.
 
@@ -185,9 +206,11 @@ def assess(
     changes = dataclasses.replace(changes, removed=tuple(r for r in changes.removed if r not in unknown))
     impacts = [Impact(r.id, "added", "minor", (f"{r.gate}, {r.severity}, {r.scope}",), f"{r.path}:1") for r in changes.added]
     impacts += [_changed(c, new_rules[c.id]) for c in changes.changed]
-    impacts += _retirements(changes)
+    impacts += _retirements(changes, new_rules)
+    impacts = _with_proofs(impacts, proofs or {}, new_rules)
     level = _max([i.level for i in impacts])
     suggested = next_version(changes.old_version, level)
     notes = [Note(f"{r.path}:1", f"{r.id} was not compared: the file does not parse", "run `mcp-handbook check`") for r in unknown]
+    notes += _retired_but_present(changes, new_rules)
     notes += _notes(changes, impacts, suggested)
     return Assessment(changes, tuple(impacts), level, suggested, tuple(notes), old_rules, new_rules)
