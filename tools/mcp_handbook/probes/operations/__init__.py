@@ -1,0 +1,1 @@
+"""Probes for the operations rules: shutdown, capabilities, tools/list paging, instructions and logs."""

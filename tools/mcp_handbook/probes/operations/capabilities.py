@@ -1,0 +1,75 @@
+"""The capabilities the server advertises are the features it serves: each one works, none is missing.
+
+Clients decide what to ask for from the capabilities object: a feature advertised but not built makes
+them call methods that fail, and one served but not advertised is never used (or used against the
+contract). The probe exercises every capability the 2025-11-25 schema defines, advertised or not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..registry import probe
+from ..support import GENERIC_REASONS, Finding, Target, WireTimeout, compact, error_code, failed, handshake, passed
+from ._common import silence_reason
+
+SPEC_CAPABILITIES = frozenset({"experimental", "logging", "completions", "prompts", "resources", "tools", "tasks"})
+EXERCISES: dict[str, tuple[str, dict[str, Any], str | None]] = {
+    "tools": ("tools/list", {}, "tools"),
+    "prompts": ("prompts/list", {}, "prompts"),
+    "resources": ("resources/list", {}, "resources"),
+    "logging": ("logging/setLevel", {"level": "warning"}, None),
+    "completions": ("completion/complete", {"ref": {"type": "ref/prompt", "name": "hb-probe"},
+                                            "argument": {"name": "x", "value": ""}}, "completion"),
+}
+"""capability -> (the method that exercises it, its params, the list its result must hold)."""
+
+
+@probe("capabilities_match", "advertised capabilities work and used features are advertised",
+       reasons={
+           "no_capabilities": "the initialize result has no capabilities object",
+           "capability_not_object": "a capability's value is not an object",
+           "advertised_not_served": "an advertised capability's method fails, never answers or returns no list",
+           "served_not_advertised": "the server serves tools, prompts, resources or log messages without advertising them",
+       })
+def capabilities_match(target: Target) -> Finding:
+    """Advertised capabilities are objects and work; what the server serves is advertised."""
+    session, init = handshake(target)
+    caps = init.get("capabilities")
+    if not isinstance(caps, dict):
+        return failed("no_capabilities", "the initialize result has no capabilities object", f"<<< {compact(init)}")
+    evidence = [f"capabilities: {compact(caps, 240)}"]
+    problems = [("capability_not_object", f"capability {k!r} is {compact(v, 80)}, not an object")
+                for k, v in caps.items() if not isinstance(v, dict)]
+    unknown = sorted(set(caps) - SPEC_CAPABILITIES)
+    if unknown:
+        evidence.append(f"not defined by 2025-11-25 (non-standard features belong under experimental): {', '.join(unknown)}")
+    for key, (method, params, field) in EXERCISES.items():
+        advertised = key in caps
+        try:
+            response = session.request(method, params, timeout=target.timeout)
+        except WireTimeout as exc:  # silence on an advertised feature is the fault; on another it says nothing here
+            problems.append(("advertised_not_served" if advertised else silence_reason(session),
+                             f"no answer while exercising capabilities ({method}): {exc}"))
+            break
+        evidence.append(f"{'advertised' if advertised else 'not advertised'} {key}: {method} -> {compact(response, 140)}")
+        result = response.get("result")
+        if advertised:
+            if error_code(response) == -32601 or (key != "completions" and not isinstance(result, dict)):
+                problems.append(("advertised_not_served",
+                                 f"{key} is advertised but {method} fails: {compact(response.get('error'), 120)}"))
+            elif field and key != "completions" and not isinstance(result.get(field), list):
+                problems.append(("advertised_not_served", f"{key} is advertised but {method} returned no {field} list"))
+        elif key == "tools" and isinstance(result, dict) and result.get("tools"):
+            problems.append(("served_not_advertised",
+                             f"the server serves {len(result['tools'])} tool(s) but does not advertise the tools capability"))
+        elif key in ("prompts", "resources") and isinstance(result, dict) and result.get(field):
+            problems.append(("served_not_advertised", f"the server serves {key} but does not advertise the {key} capability"))
+    logs = [m for m in session.stdout if isinstance(m.value, dict) and m.value.get("method") == "notifications/message"]
+    if logs and "logging" not in caps:
+        problems.append(("served_not_advertised",
+                         "the server sends notifications/message without advertising the logging capability"))
+    if problems:
+        reason = next((r for r, _ in problems if r not in GENERIC_REASONS), problems[0][0])
+        return failed(reason, f"{len(problems)} capability problem(s)", *[text for _, text in problems], *evidence)
+    return passed(f"{len(caps)} capability(ies) advertised, each an object that works; nothing served unadvertised", *evidence)

@@ -1,0 +1,44 @@
+"""Every line a stdio server writes to stdout is one JSON-RPC message.
+
+The client parses stdout line by line as protocol: a banner, a log line or a pretty-printed message spread
+over several lines cannot be parsed, and the request waiting for it never completes. The probe drives an
+ordinary session with a few faults in it and then reads back every line the server wrote.
+"""
+
+from __future__ import annotations
+
+from ..registry import probe
+from ..support import Finding, Target, WireTimeout, failed, is_jsonrpc_message, list_tools, passed
+from ._common import silence_reason
+
+
+@probe("stdout_jsonrpc_only", "every stdout line is one JSON-RPC message",
+       reasons={"non_jsonrpc_stdout": "the server wrote a stdout line that is not a single JSON-RPC message"})
+def stdout_jsonrpc_only(target: Target) -> Finding:
+    """Drive an ordinary session plus a few faults; every stdout line must be one JSON-RPC message."""
+    session = target.start()
+    problems: list[str] = []
+    silent = ""
+    try:
+        session.initialize(timeout=target.timeout)
+        session.request("ping", {"_meta": {"progressToken": "probe"}}, timeout=target.timeout)
+        list_tools(session, timeout=target.timeout)
+        session.request("probe/no_such_method", {}, timeout=target.timeout)
+        session.send_raw(b'{"jsonrpc": "2.0", "id": "broken", \n')
+        session.request("ping", timeout=target.timeout)
+    except WireTimeout as exc:
+        silent = silence_reason(session)
+        problems.append(f"session broke off: {exc}")
+    code = session.close(grace=1.0)
+    lines = session.stdout
+    bad = [m for m in lines if not is_jsonrpc_message(m.value)]
+    if bad:
+        shown = [f"<<< {m.line.text[:200]}" for m in bad[:5]]
+        return failed(
+            "non_jsonrpc_stdout",
+            f"{len(bad)} of {len(lines)} stdout line(s) are not JSON-RPC messages; a client cannot parse them",
+            *shown, *problems,
+        )
+    if silent:  # every line it wrote was a message: the silence says nothing about the framing
+        return failed(silent, "the server stopped answering during an ordinary session", *problems, *session.transcript(limit=12))
+    return passed(f"all {len(lines)} stdout lines are single JSON-RPC messages; exit code {code}", *session.transcript(limit=8))

@@ -1,0 +1,92 @@
+"""``initialize`` echoes a revision the server supports and never one it does not.
+
+A client that asked for a revision and got the same one back believes the server speaks it; an echoed
+revision the server does not support makes both sides talk past each other, and an unsupported request
+answered with an old revision (instead of the newest the server has) needlessly downgrades the session.
+A session negotiates once, so the probe starts one server per question.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from ..registry import probe
+from ..support import KNOWN_REVISIONS, MODERN_REVISION, Finding, Target, WireTimeout, compact, failed, passed
+from ._common import control_silence, init_params, send_request, silence_reason
+
+REASONS = {
+    "echoed_unsupported": "an unsupported revision was echoed back as if the server spoke it",
+    "refused_initialize": "initialize was refused instead of answered with a revision the server supports",
+    "initialize_unanswered": "initialize asking for a revision was never answered, though a plain initialize is",
+    "not_a_revision": "the protocolVersion answered is not a revision string",
+    "supported_not_echoed": "a revision the server supports was answered with another one",
+    "fallback_not_latest": "an unsupported revision was answered with an older revision than the newest the server supports",
+}
+
+_Problem = tuple[str, str]
+"""(reason, what happened): the reason is one of REASONS, or generic for an initialize never answered."""
+
+
+def _ask_versions(target: Target, versions: tuple[str, ...], offered: dict[str, str],
+                  problems: list[_Problem], evidence: list[str]) -> None:
+    """One server per question (a session negotiates once), started together; record each answer."""
+    sessions = {v: target.start() for v in versions}
+    rids = {v: send_request(s, "initialize", init_params(v)) for v, s in sessions.items()}
+    deadline = time.monotonic() + 2 * target.timeout  # the servers start at once and compete for the CPU
+    for version, session in sessions.items():
+        try:
+            response = session.wait_for_id(rids[version], timeout=max(0.2, deadline - time.monotonic()))
+        except WireTimeout as exc:
+            problems.append((silence_reason(session), f"initialize({version!r}): no answer ({exc})"))
+            continue
+        finally:
+            session.close(grace=0.2)
+        result = response.get("result")
+        got = result.get("protocolVersion") if isinstance(result, dict) else None
+        evidence.append(f"initialize({version}) -> {got if got else compact(response, 140)}")
+        if not isinstance(result, dict):
+            problems.append(("refused_initialize",
+                             f"initialize({version!r}) was refused instead of answered with a version the server supports"))
+        elif not isinstance(got, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", got):
+            problems.append(("not_a_revision", f"initialize({version!r}) answered protocolVersion {got!r}, not a revision string"))
+        else:
+            offered[version] = got
+
+
+def _verdict(target: Target, problems: list[_Problem], evidence: list[str]) -> Finding:
+    """FAIL for the first problem that says something about negotiation; when every one is silence, generic
+    only if the server does not answer a plain initialize either."""
+    reason = next((r for r, _ in problems if r in REASONS), "") or control_silence(target) or "initialize_unanswered"
+    return failed(reason, f"{len(problems)} negotiation problem(s)", *[text for _, text in problems[:6]], *evidence)
+
+
+@probe("version_negotiation", "supported versions are echoed, unsupported ones answered with a supported one",
+       reasons=REASONS)
+def version_negotiation(target: Target) -> Finding:
+    """Initialize with unsupported and with known revisions: supported ones are echoed, others never are."""
+    bogus = ("1999-01-01", MODERN_REVISION)  # older than any revision; newer than any with a handshake
+    offered: dict[str, str] = {}
+    problems: list[_Problem] = []
+    evidence: list[str] = []
+    _ask_versions(target, bogus, offered, problems, evidence)
+    for version in bogus:
+        if offered.get(version) == version:
+            problems.append(("echoed_unsupported",
+                             f"the unsupported version {version!r} was echoed: the client now believes the server speaks it"))
+    if problems:  # decided already: spare the known-revision round
+        return _verdict(target, problems, evidence)
+    _ask_versions(target, KNOWN_REVISIONS, offered, problems, evidence)
+    supported = {v for v in offered.values() if v not in bogus}
+    for version in KNOWN_REVISIONS:
+        if version in supported and offered.get(version, version) != version:
+            problems.append(("supported_not_echoed", f"{version} is supported (the server offered it) but "
+                             f"initialize({version!r}) was answered with {offered[version]!r}"))
+    fallbacks = {offered[v] for v in bogus if v in offered}
+    if supported and fallbacks and min(fallbacks) < max(supported):
+        problems.append(("fallback_not_latest", f"an unsupported version was answered with {min(fallbacks)}, not the "
+                         f"latest the server supports ({max(supported)})"))
+    if problems:
+        return _verdict(target, problems, evidence)
+    return passed(f"unsupported versions answered with {', '.join(sorted(fallbacks))}; "
+                  f"supported ones ({', '.join(sorted(supported))}) echoed", *evidence)
