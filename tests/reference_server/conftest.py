@@ -6,13 +6,7 @@ client hides. Every process started here is stopped by its PID.
 """
 from __future__ import annotations
 
-import json
-import os
-import queue
-import signal
-import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -23,69 +17,52 @@ TOOLS_DIR = Path(__file__).resolve().parents[2] / "tools"
 if str(TOOLS_DIR) not in sys.path:
     sys.path.insert(0, str(TOOLS_DIR))
 
+from mcp_handbook.verify import minimal_env  # noqa: E402  (one minimal environment for every server under test)
+from mcp_handbook.wire import Message, WireSession  # noqa: E402  (one raw pipe client)
+
 INIT_PARAMS = {"protocolVersion": "2025-11-25", "capabilities": {},
                "clientInfo": {"name": "pytest", "version": "0"}}
 
 
-def minimal_env(**extra: str) -> dict[str, str]:
-    """Only what the interpreter needs, plus ``extra``."""
-    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONPATH": str(TOOLS_DIR)}
-    env.update(extra)
-    return env
+class RawClient(WireSession):
+    """``python -m reference_server`` on a :class:`WireSession`, read in order: every stdout line, one at a time.
 
-
-class RawClient:
-    """Spawn ``python -m reference_server``; send lines; read lines with a timeout."""
+    The probes' client, with the reading a protocol test wants: ``recv`` returns the next line (failing on
+    one that is not JSON: stdout is protocol only), ``response`` the next answer, collecting notifications."""
 
     def __init__(self, *args: str, workspace: Path, env: dict[str, str] | None = None,
                  pass_fds: tuple[int, ...] = ()) -> None:
-        self.argv = [sys.executable, "-m", "reference_server", "--workspace", str(workspace), *args]
-        self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=env or minimal_env(), cwd=workspace,
-                                     pass_fds=pass_fds)
-        self.lines: queue.Queue[bytes | None] = queue.Queue()
-        self.raw_stdout: list[bytes] = []
-        self._stderr: list[bytes] = []
+        argv = [sys.executable, "-m", "reference_server", "--workspace", str(workspace), *args]
+        super().__init__(argv, cwd=workspace, env=env or minimal_env(), pass_fds=pass_fds)
         self.notifications: list[dict[str, Any]] = []
-        self._next_id = 1000
-        threading.Thread(target=self._pump_stdout, daemon=True).start()
-        self._stderr_thread = threading.Thread(target=self._pump_stderr, daemon=True)
-        self._stderr_thread.start()
-
-    def _pump_stdout(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.raw_stdout.append(line)
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def _pump_stderr(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            self._stderr.append(line)
+        self._read = 0
+        self._test_ids = 1000
 
     @property
     def stderr(self) -> str:
-        return b"".join(self._stderr).decode("utf-8", errors="replace")
+        return "\n".join(line.text for line in self.stderr_lines)
 
-    def send_raw(self, data: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
-
-    def send(self, message: dict[str, Any] | list[Any]) -> None:
-        self.send_raw(json.dumps(message).encode() + b"\n")
+    def _next(self, timeout: float) -> Message | None:
+        deadline = time.monotonic() + timeout
+        while True:
+            seen = self.stdout
+            if len(seen) > self._read:
+                self._read += 1
+                return seen[self._read - 1]
+            if self.wait_stdout_eof(0) and len(self.stdout) == self._read:
+                return None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no message within {timeout}s; stderr:\n{self.stderr}")
+            self.wait_for(lambda _v: False, timeout=min(left, 0.05))
 
     def recv(self, timeout: float = 5.0) -> dict[str, Any]:
         """The next line from stdout as JSON (every line must be JSON: stdout is protocol only)."""
-        try:
-            line = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            raise TimeoutError(f"no message within {timeout}s; stderr:\n{self.stderr}") from None
-        if line is None:
-            self.lines.put(None)
+        message = self._next(timeout)
+        if message is None:
             raise EOFError(f"server closed stdout; stderr:\n{self.stderr}")
-        return json.loads(line)
+        assert message.value is not None, f"stdout line is not JSON: {message.line.text[:200]!r}"
+        return message.value
 
     def response(self, request_id: Any, timeout: float = 5.0) -> dict[str, Any]:
         """Read until the response to ``request_id``, collecting notifications on the way."""
@@ -98,24 +75,18 @@ class RawClient:
             assert message.get("id") == request_id, f"unexpected message {message}"
             return message
 
-    def request(self, method: str, params: dict[str, Any] | None = None, *, request_id: Any = None,
+    def request(self, method: str, params: dict[str, Any] | None = None, *, request_id: Any = None,  # type: ignore[override]
                 timeout: float = 5.0) -> dict[str, Any]:
         if request_id is None:
-            self._next_id += 1
-            request_id = self._next_id
+            self._test_ids += 1
+            request_id = self._test_ids
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
         self.send(message)
         return self.response(request_id, timeout)
 
-    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = params
-        self.send(message)
-
-    def initialize(self, version: str = "2025-11-25") -> dict[str, Any]:
+    def initialize(self, version: str = "2025-11-25") -> dict[str, Any]:  # type: ignore[override]
         response = self.request("initialize", {**INIT_PARAMS, "protocolVersion": version})
         self.notify("notifications/initialized")
         return response
@@ -128,35 +99,27 @@ class RawClient:
 
     def expect_silence(self, seconds: float = 0.3) -> None:
         try:
-            line = self.lines.get(timeout=seconds)
-        except queue.Empty:
+            message = self._next(seconds)
+        except TimeoutError:
             return
-        raise AssertionError(f"expected no message, got {line!r}")
+        if message is not None:
+            raise AssertionError(f"expected no message, got {message.line.text!r}")
 
     def close_stdin(self) -> None:
         try:
             assert self.proc.stdin is not None
             self.proc.stdin.close()
-        except BrokenPipeError:
+        except (BrokenPipeError, OSError):
             pass
 
     def wait(self, timeout: float = 5.0) -> int:
         code = self.proc.wait(timeout=timeout)
-        self._stderr_thread.join(timeout=2)
+        self.wait_stdout_eof(2)
         return code
 
     def stop(self) -> None:
-        """Close stdin, then kill by PID if it has not exited."""
-        if self.proc.poll() is None:
-            self.close_stdin()
-            try:
-                self.proc.wait(timeout=3)
-            except subprocess.TimeoutExpired:
-                os.kill(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=3)
-        for stream in (self.proc.stdout, self.proc.stderr):
-            if stream is not None:
-                stream.close()
+        """Close stdin, then SIGTERM and SIGKILL the process group if it has not exited (by its PID)."""
+        self.close(grace=3)
 
 
 @pytest.fixture

@@ -170,10 +170,10 @@ def test_stdout_carries_only_json_rpc(client):
     client.request("ping")
     client.close_stdin()
     assert client.wait() == 0
-    assert client.raw_stdout
-    for line in client.raw_stdout:
-        assert line.endswith(b"\n") and line.count(b"\n") == 1
-        assert json.loads(line)["jsonrpc"] == "2.0"
+    assert client.stdout
+    for message in client.stdout:
+        assert message.line.terminated and "\n" not in message.line.text  # one message, one newline-terminated line
+        assert json.loads(message.line.text)["jsonrpc"] == "2.0"
 
 
 def test_each_request_answered_once(client):

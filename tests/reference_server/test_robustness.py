@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 
 from conftest import RawClient
 
+from mcp_handbook.wire import Message
+
 FUZZ = settings(max_examples=150, deadline=None, database=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
@@ -49,8 +51,8 @@ def messages(draw: Any) -> dict[str, Any]:
     return message
 
 
-def is_jsonrpc(line: bytes) -> bool:
-    value = json.loads(line)
+def is_jsonrpc(message: Message) -> bool:
+    value = message.value
     return isinstance(value, dict) and value.get("jsonrpc") == "2.0" and (
         "method" in value or ("id" in value and ("result" in value) != ("error" in value)))
 
@@ -101,7 +103,7 @@ def test_fuzzed_json_rpc_messages_get_exactly_one_answer_each(workspace: Path) -
         assert client.proc.poll() is None, client.stderr
     finally:
         client.stop()
-    assert all(is_jsonrpc(line) for line in client.raw_stdout)
+    assert all(is_jsonrpc(m) for m in client.stdout)
 
 
 def test_fuzzed_raw_bytes_never_break_the_server(workspace: Path) -> None:
@@ -125,7 +127,7 @@ def test_fuzzed_raw_bytes_never_break_the_server(workspace: Path) -> None:
         assert client.proc.poll() is None, client.stderr
     finally:
         client.stop()
-    assert all(is_jsonrpc(line) for line in client.raw_stdout)
+    assert all(is_jsonrpc(m) for m in client.stdout)
 
 
 def _rss_kib(pid: int) -> int:

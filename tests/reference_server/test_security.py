@@ -96,7 +96,7 @@ def test_canary_never_leaks(spawn):
     collected += [str(n) for n in client.notifications]
     client.close_stdin()
     assert client.wait() == 0
-    collected += [line.decode() for line in client.raw_stdout]
+    collected += [m.line.text for m in client.stdout]
     assert "Traceback" in client.stderr  # the traceback is logged ...
     assert "<env:HB_CANARY>" in client.stderr  # ... with the environment's values masked
     for text in collected + [client.stderr]:

@@ -67,17 +67,14 @@ def _server_pythonpath() -> str:
     return str(Path(next(iter(spec.submodule_search_locations))).parent)
 
 
-def minimal_env(workspace: Path, canary: str) -> dict[str, str]:
-    """The environment a server under test starts with: nothing inherited, plus a canary secret."""
-    return {
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(workspace),
-        "LANG": "C.UTF-8",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONPATH": _server_pythonpath(),
-        "HB_CANARY": canary,
-        "API_TOKEN": canary,
-    }
+def minimal_env(*, home: Path | None = None, **extra: str) -> dict[str, str]:
+    """The environment a server under test starts with: nothing inherited, only what the interpreter and
+    the reference server need, ``HOME`` when given, then ``extra`` (a canary secret, say)."""
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": _server_pythonpath()}
+    if home is not None:
+        env["HOME"] = str(home)
+    env.update(extra)
+    return env
 
 
 def snippet_source(snippet: Snippet) -> str:
@@ -159,7 +156,7 @@ def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, smoke_t
         canary = f"hb-canary-{secrets.token_hex(8)}"
         argv = [sys.executable, "-m", "reference_server", "--workspace", str(workspace), "--test-tools",
                 "--page-size", str(PAGE_SIZE), *seam_args]
-        target = Target(argv=argv, workspace=workspace, env=minimal_env(workspace, canary), canary=canary, timeout=timeout)
+        target = Target(argv=argv, workspace=workspace, env=minimal_env(home=workspace, HB_CANARY=canary, API_TOKEN=canary), canary=canary, timeout=timeout)
         try:
             finding = probe.run(target)
             if smoke_tool is not None:

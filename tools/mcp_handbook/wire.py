@@ -40,6 +40,8 @@ class Line:
     """Its real size in bytes, before truncation."""
     at: float
     """Seconds since the session started."""
+    terminated: bool = True
+    """It ended with a newline (the last fragment before EOF may not)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,17 +127,17 @@ class WireSession:
                     pending += piece[:room]
                 if nl < 0:
                     break
-                self._emit(name, cap, bytes(pending), pending_size)
+                self._emit(name, cap, bytes(pending), pending_size, terminated=True)
                 pending.clear()
                 pending_size = 0
                 start = nl + 1
         if pending_size:
-            self._emit(name, cap, bytes(pending), pending_size)
+            self._emit(name, cap, bytes(pending), pending_size, terminated=False)
         with self._lock:
             self._eof[name] = True
             self._lock.notify_all()
 
-    def _emit(self, name: str, cap: _Capture, data: bytes, size: int) -> None:
+    def _emit(self, name: str, cap: _Capture, data: bytes, size: int, *, terminated: bool) -> None:
         at = time.monotonic() - self.started
         with self._lock:
             cap.bytes_seen += size + 1  # the newline counts: a flood of empty lines is still a flood
@@ -144,7 +146,7 @@ class WireSession:
                 self._lock.notify_all()
                 return
             text = data.decode("utf-8", errors="replace")
-            line = Line(name, text if size <= MAX_LINE_BYTES else text + " …[truncated]", size, at)
+            line = Line(name, text if size <= MAX_LINE_BYTES else text + " …[truncated]", size, at, terminated)
             cap.lines.append(line)
             if name == "stdout":
                 try:
