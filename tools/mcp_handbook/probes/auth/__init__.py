@@ -1,0 +1,1 @@
+"""Probes for the auth rules: how a server holds and asks for credentials."""
