@@ -1,0 +1,157 @@
+"""What the error-contract probes share: invalid arguments built from a tool's schema, the tool that fails
+on purpose, what must never show in a client-visible text, workspace snapshots, raw frames and ids."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+from pathlib import Path
+from typing import Any
+
+from ..support import (
+    Message, Target, WireSession, ask, compact, error_code, fill_arguments, is_error_result, properties, responses,
+    schema_type, text_blocks,
+)
+
+SEP_1303 = "2025-11-25"
+"""The first revision in which invalid tool arguments are tool execution errors."""
+FAILING_TOOL = re.compile(r"(^|[_.-])(fail|failing|error|crash|raise|throw)", re.I)
+"""A tool named to fail on purpose (``fail_always``, ``raise_error``, ``crash``...)."""
+SOURCE_PATH = re.compile(r"(?<![\w:/.])(?:/[^\s\"'<>:;]+)+\.(?:py|js|mjs|ts|go|rs|java|rb|php)\b|\b[A-Za-z]:\\[^\s\"']+")
+TRACEBACK = re.compile(r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+|^\s+at \S+ \(", re.M)
+SECRET = "the secret from the server's environment"
+"""The leak :func:`leaks` names first when the canary came back."""
+WRONG_TYPE = {"string": 12345, "integer": "twelve", "number": "twelve", "boolean": "yes", "array": "x", "object": "x"}
+"""A value of another JSON type for each declared type."""
+
+
+# -- ids and answers -----------------------------------------------------------------------------------------
+
+def same_id(a: Any, b: Any) -> bool:
+    """Equal ids of the same JSON type (0 is not "0", and 1 is not true)."""
+    return type(a) is type(b) and a == b
+
+
+def describe(response: dict[str, Any]) -> str:
+    """One line saying what kind of answer a response is."""
+    if "error" in response:
+        return f"JSON-RPC error {error_code(response)}: {compact(response['error'], 160)}"
+    if is_error_result(response):
+        return f"isError result: {compact(text_blocks(response), 160)}"
+    return f"success result: {compact(response.get('result'), 160)}"
+
+
+def call(session: WireSession, rid: Any, name: str, arguments: Any, *, timeout: float) -> dict[str, Any]:
+    """``tools/call`` under a chosen id."""
+    return ask(session, rid, "tools/call", {"name": name, "arguments": arguments}, timeout=timeout)
+
+
+def between(session: WireSession, frame: bytes, *, timeout: float) -> list[Message]:
+    """Send one raw frame, then a separator ping; return what the server wrote in between.
+
+    Raises :class:`~mcp_handbook.wire.WireTimeout` when the ping is not answered (the server stopped serving)."""
+    start = len(session.stdout)
+    sep = f"hb-sep-{secrets.token_hex(4)}"
+    session.send_raw(frame if frame.endswith(b"\n") else frame + b"\n", timeout=timeout)
+    session.send({"jsonrpc": "2.0", "id": sep, "method": "ping"})
+    session.wait_for_id(sep, timeout=timeout)
+    seen = session.stdout[start:]
+    return [m for m in seen if not (isinstance(m.value, dict) and m.value.get("id") == sep)]
+
+
+def answers_between(session: WireSession, frame: bytes, *, timeout: float) -> list[dict[str, Any]]:
+    """The responses the server wrote to one raw frame (see :func:`between`)."""
+    return responses(between(session, frame, timeout=timeout))
+
+
+# -- tools and invalid arguments -----------------------------------------------------------------------------
+
+def required(tool: dict[str, Any]) -> list[str]:
+    names = (tool.get("inputSchema") or {}).get("required") or []
+    return [n for n in names if isinstance(n, str)]
+
+
+def bad_cases(tool: dict[str, Any]) -> list[tuple[str, dict[str, Any], str]]:
+    """(label, arguments, offending field) for arguments the tool's inputSchema rejects: a missing required
+    field, a field of the wrong type, an undeclared field, a string over maxLength, a number over maximum."""
+    props, needed = properties(tool), required(tool)
+    cases: list[tuple[str, dict[str, Any], str]] = []
+    if needed:
+        name = needed[0]
+        cases.append((f"missing required '{name}'", fill_arguments(tool, skip=name), name))
+    typed = [(n, s) for n, s in props.items() if schema_type(s) in WRONG_TYPE and "enum" not in s]
+    typed.sort(key=lambda item: item[0] not in needed)  # required fields first
+    if typed:
+        name, schema = typed[0]
+        cases.append((f"'{name}' of the wrong type", {**fill_arguments(tool), name: WRONG_TYPE[schema_type(schema)]}, name))
+    if (tool.get("inputSchema") or {}).get("additionalProperties") is False:
+        cases.append(("an undeclared field", {**fill_arguments(tool), "hb_unexpected_field": "x"}, "hb_unexpected_field"))
+    for name, schema in props.items():
+        if schema_type(schema) == "string" and isinstance(schema.get("maxLength"), int) and schema["maxLength"] < 100_000:
+            too_long = "x" * (schema["maxLength"] + 1)
+            cases.append((f"'{name}' longer than maxLength {schema['maxLength']}", {**fill_arguments(tool), name: too_long}, name))
+            break
+    for name, schema in props.items():
+        if schema_type(schema) in ("integer", "number") and isinstance(schema.get("maximum"), (int, float)):
+            over = int(schema["maximum"]) + 1
+            cases.append((f"'{name}' above maximum {schema['maximum']}", {**fill_arguments(tool), name: over}, name))
+            break
+    return cases
+
+
+def failing_tool(tools: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """A tool that exists to fail (by its name) and needs no arguments."""
+    return next((t for t in tools if FAILING_TOOL.search(t["name"]) and not required(t)), None)
+
+
+# -- what the client must never see -------------------------------------------------------------------------
+
+def leaks(text: str, target: Target) -> list[str]:
+    """What in a client-visible text should never have been there (the secret first, when it is there)."""
+    found = []
+    if target.canary and target.canary in text:
+        found.append(SECRET)
+    if TRACEBACK.search(text):
+        found.append("a stack trace")
+    workspace = {str(target.workspace), str(target.workspace.resolve())}
+    if any(w in text for w in workspace):
+        found.append("the server's absolute workspace path")
+    match = SOURCE_PATH.search(text)
+    if match:
+        found.append(f"an internal source path ({match.group(0)[:80]})")
+    return found
+
+
+def leak_reason(found: list[str]) -> str:
+    """``leaked_secret`` when the canary is among ``found``, else ``leaked_internals``."""
+    return "leaked_secret" if SECRET in found else "leaked_internals"
+
+
+# -- the workspace ------------------------------------------------------------------------------------------
+
+def snapshot(root: Path, limit: int = 5000) -> dict[str, tuple[int, int]]:
+    """Every file under the workspace with its size and modification time (bounded)."""
+    seen: dict[str, tuple[int, int]] = {}
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            path = os.path.join(folder, name)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            seen[os.path.relpath(path, root)] = (st.st_size, st.st_mtime_ns)
+            if len(seen) >= limit:
+                return seen
+    return seen
+
+
+def changed(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> list[str]:
+    return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+
+
+def quiet_workspace(session: WireSession, target: Target) -> bool:
+    """False when the workspace changes on a mere ping (a log file in it): then changes prove nothing."""
+    before = snapshot(target.workspace)
+    ask(session, f"hb-quiet-{secrets.token_hex(3)}", "ping", timeout=target.timeout)
+    return snapshot(target.workspace) == before

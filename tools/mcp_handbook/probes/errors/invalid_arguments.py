@@ -1,0 +1,107 @@
+"""ERR-003 and ERR-004: arguments the tool's inputSchema forbids.
+
+ERR-004: invalid arguments are refused before any handler runs, so a handler never acts on input its
+schema rules out (a mutating tool would write first and fail later). ERR-003: since 2025-11-25
+(SEP-1303) the refusal is an ``isError`` result naming the field, which the model can read and correct;
+a JSON-RPC error often reaches the model only as "tool call failed". Both probes build their invalid
+calls from each tool's own schema (:func:`._common.bad_cases`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..registry import probe
+from ..support import (
+    Finding, Target, WireTimeout, callable_tools, error_code, failed, is_error_result, not_applicable, passed, refused,
+    session_with_tools, text_blocks,
+)
+from ._common import SEP_1303, bad_cases, call, changed, describe, quiet_workspace, snapshot
+
+MAX_INVALID_CALLS = 30
+"""Invalid calls the ERR-004 probe makes at most (up to five per tool)."""
+
+
+@probe("invalid_arguments_feedback", "invalid arguments get an isError result naming the field", calls_tools=True,
+       reasons={
+           "invalid_args_as_protocol_error": "invalid arguments got a JSON-RPC error where (since 2025-11-25) an isError "
+                                             "result the model can read was due",
+           "invalid_args_accepted": "a call with invalid arguments was answered as a success",
+           "field_not_named": "the isError text does not name the offending field",
+           "invalid_args_unanswered": "a call with invalid arguments got no answer",
+       })
+def invalid_arguments_feedback(target: Target) -> Finding:
+    """Missing and mistyped arguments: an isError result that names the field (2025-11-25, SEP-1303)."""
+    session, init, listed = session_with_tools(target)
+    version = str(init.get("protocolVersion", ""))
+    if version < SEP_1303:
+        return not_applicable(f"the server negotiated {version or 'no version'}; before {SEP_1303} invalid "
+                              "arguments were a JSON-RPC -32602 error")
+    tools = callable_tools(target, listed)
+    picked: list[tuple[str, dict[str, Any], str, str]] = []  # (tool, arguments, offending field, label)
+    for kind in ("missing", "'"):
+        hit = next(((t["name"], c) for t in tools for c in bad_cases(t) if c[0].startswith(kind)), None)
+        if hit is not None:
+            picked.append((hit[0], hit[1][1], hit[1][2], hit[1][0]))
+    if not picked:
+        return not_applicable("no callable tool declares required or typed arguments")
+    evidence: list[str] = []
+    problems: list[tuple[str, str]] = []  # (reason, what happened)
+    for n, (name, args, field, label) in enumerate(picked):
+        try:
+            response = call(session, f"hb-args-{n}", name, args, timeout=target.timeout)
+        except WireTimeout as exc:
+            return failed("invalid_args_unanswered", f"{name} with {label}: no answer ({exc})",
+                          *(text for _reason, text in problems), *evidence)
+        evidence.append(f"{name} with {label} -> {describe(response)}")
+        if "error" in response:
+            problems.append(("invalid_args_as_protocol_error",
+                             f"{name} with {label}: a JSON-RPC error ({error_code(response)}); since {SEP_1303} "
+                             "invalid arguments are an isError result the model can read and correct"))
+        elif not is_error_result(response):
+            problems.append(("invalid_args_accepted", f"{name} with {label}: accepted as a success"))
+        elif field not in text_blocks(response):
+            problems.append(("field_not_named", f"{name} with {label}: the message does not name the field {field!r}"))
+    if problems:
+        return failed(problems[0][0], f"{len(problems)} invalid-argument call(s) got no actionable isError result",
+                      *(text for _reason, text in problems), *evidence)
+    return passed("invalid arguments came back as isError results naming the field", *evidence)
+
+
+@probe("validation_before_handler", "arguments the schema forbids never reach a handler", calls_tools=True,
+       reasons={
+           "invalid_call_changed_workspace": "a call with arguments the schema forbids changed the workspace: "
+                                             "its handler ran",
+           "invalid_call_accepted": "a call with arguments the schema forbids got a success result: its handler ran",
+           "invalid_call_unanswered": "a call with arguments the schema forbids got no answer (its handler is "
+                                      "running on them, or the server hung)",
+       })
+def validation_before_handler(target: Target) -> Finding:
+    """Send arguments the inputSchema forbids: each call refused, nothing in the workspace changed."""
+    session, _init, listed = session_with_tools(target)
+    tools = callable_tools(target, listed)
+    calls = [(t["name"], c) for t in tools for c in bad_cases(t)[:5]][:MAX_INVALID_CALLS]
+    if not calls:
+        return not_applicable("no callable tool declares constraints that arguments can break")
+    quiet = quiet_workspace(session, target)
+    before = snapshot(target.workspace)
+    evidence = [] if quiet else ["the workspace changes on a mere ping, so side effects were not compared"]
+    problems: list[tuple[str, str]] = []  # (reason, what happened)
+    for n, (name, (label, args, _field)) in enumerate(calls):
+        try:
+            response = call(session, f"hb-val-{n}", name, args, timeout=target.timeout)
+        except WireTimeout as exc:
+            problems.append(("invalid_call_unanswered", f"{name} with {label}: no answer ({exc})"))
+            continue
+        row = f"{name} with {label} -> {describe(response)}"
+        evidence.append(row)
+        if not refused(response):
+            problems.append(("invalid_call_accepted", f"the handler ran on invalid input: {row}"))
+    touched = changed(before, snapshot(target.workspace)) if quiet else []
+    if touched:
+        problems.insert(0, ("invalid_call_changed_workspace", f"invalid calls changed the workspace: {', '.join(touched[:5])}"))
+    if problems:
+        return failed(problems[0][0], f"{len(problems)} invalid call(s) reached a handler",
+                      *(text for _reason, text in problems), *evidence[:12])
+    unchanged = "; the workspace is unchanged" if quiet else ""
+    return passed(f"{len(calls)} invalid calls refused before any handler ran{unchanged}", *evidence[:12])

@@ -1,0 +1,113 @@
+"""ERR-006 and ERR-010: the JSON-RPC errors a server sends for protocol faults.
+
+Both probes provoke the same faults, every one a client can cause without special knowledge of the
+server: an unknown method, an unknown tool, a ``tools/call`` without a name or with non-object
+arguments, a cursor the server never issued, an unknown log level (when ``logging`` is advertised), a
+truncated JSON line and invalid UTF-8. ERR-006 judges the code each gets (clients branch on it);
+ERR-010 judges what the error's message and data show the client (never a trace, a path or a secret).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+from ..registry import probe
+from ..support import (
+    Finding, Target, WireSession, WireTimeout, ask, callable_tools, compact, error_code, failed, not_applicable,
+    passed, session_with_tools,
+)
+from ._common import answers_between, describe, leak_reason, leaks
+
+UNKNOWN_METHOD = "hb/no_such_method"
+
+
+def _provoke(session: WireSession, target: Target, init: dict[str, Any],
+             tools: list[dict[str, Any]]) -> list[tuple[str, Any, dict[str, Any] | None]]:
+    """Protocol faults with the code each should get: (label, expected code, response or None when unanswered)."""
+    real = tools[0]["name"] if tools else None
+    cases: list[tuple[str, Any, str, dict[str, Any]]] = [
+        (f"unknown method {UNKNOWN_METHOD}", -32601, UNKNOWN_METHOD, {}),
+        ("tools/call of an unknown tool", -32602, "tools/call", {"name": f"hb_no_such_tool_{secrets.token_hex(3)}"}),
+        ("tools/call without a name", -32602, "tools/call", {"arguments": {}}),
+        ("tools/list with a cursor the server never issued", -32602, "tools/list", {"cursor": "hb-not-a-cursor"}),
+    ]
+    if real is not None:
+        cases.append(("tools/call with arguments that are not an object", -32602, "tools/call",
+                      {"name": real, "arguments": "not-an-object"}))
+    if "logging" in (init.get("capabilities") or {}):
+        cases.append(("logging/setLevel with an unknown level", -32602, "logging/setLevel", {"level": "hb-loud"}))
+    out: list[tuple[str, Any, dict[str, Any] | None]] = []
+    for n, (label, code, method, params) in enumerate(cases):
+        try:
+            out.append((label, code, ask(session, f"hb-proto-{n}", method, params, timeout=target.timeout)))
+        except WireTimeout:
+            out.append((label, code, None))
+    for label, frame in (("malformed JSON", b'{"jsonrpc": "2.0", "id": "hb-cut", "method": '),
+                         ("invalid UTF-8", b"\xff\xfe{\"jsonrpc\":\"2.0\"}")):
+        try:
+            seen = answers_between(session, frame, timeout=target.timeout)
+        except WireTimeout:
+            seen = []
+        out.append((label, -32700, seen[0] if seen else None))
+    return out
+
+
+@probe("protocol_error_codes", "protocol faults get -32601 / -32602 / -32700", calls_tools=True,
+       reasons={
+           "wrong_error_code": "a protocol fault got a JSON-RPC error with another code than the standard one",
+           "fault_as_result": "a protocol fault got a result (an isError result included) instead of a JSON-RPC error",
+           "method_not_named": "the -32601 error names the unknown method neither in its message nor in its data",
+           "fault_unanswered": "a protocol fault got no answer at all",
+       })
+def protocol_error_codes(target: Target) -> Finding:
+    """Unknown method -32601; unknown tool, missing name, bad cursor, bad params -32602; bad JSON -32700."""
+    session, init, listed = session_with_tools(target)
+    evidence: list[str] = []
+    problems: list[tuple[str, str]] = []  # (reason, what happened)
+    for label, code, response in _provoke(session, target, init, callable_tools(target, listed)):
+        if response is None:
+            problems.append(("fault_unanswered", f"{label}: no answer"))
+            continue
+        evidence.append(f"{label} -> {describe(response)}")
+        got = error_code(response)
+        if "error" not in response:
+            problems.append(("fault_as_result", f"{label}: expected JSON-RPC error {code}, got {describe(response)}"))
+        elif got != code:
+            problems.append(("wrong_error_code", f"{label}: expected JSON-RPC error {code}, got code {got}"))
+        elif code == -32601 and UNKNOWN_METHOD not in json.dumps(response["error"]):
+            problems.append(("method_not_named",
+                             f"{label}: -32601 without naming the method, in message or data: {describe(response)}"))
+    if problems:
+        return failed(problems[0][0], f"{len(problems)} protocol fault(s) got the wrong answer",
+                      *(text for _reason, text in problems), *evidence)
+    return passed(f"{len(evidence)} protocol faults got the standard codes", *evidence)
+
+
+@probe("clean_protocol_errors", "JSON-RPC errors carry no trace, path or secret", calls_tools=True,
+       reasons={
+           "leaked_secret": "a JSON-RPC error's message or data carries the secret from the server's environment",
+           "leaked_internals": "a JSON-RPC error's message or data carries a stack trace, the workspace path or a "
+                               "source path",
+       })
+def clean_protocol_errors(target: Target) -> Finding:
+    """No stack trace, source path, workspace path or secret in any JSON-RPC error message or data."""
+    session, init, listed = session_with_tools(target)
+    evidence: list[str] = []
+    problems: list[tuple[str, str]] = []  # (reason, what happened)
+    for label, _code, response in _provoke(session, target, init, callable_tools(target, listed)):
+        if response is None or "error" not in response:
+            continue
+        evidence.append(f"{label} -> {compact(response['error'], 200)}")
+        found = leaks(json.dumps(response["error"], ensure_ascii=False), target)
+        if found:
+            problems.append((leak_reason(found),
+                             f"{label}: the error shows the client {', '.join(found)}: {compact(response['error'], 300)}"))
+    if not evidence:
+        return not_applicable("no protocol error could be provoked")
+    if problems:
+        reason = "leaked_secret" if any(r == "leaked_secret" for r, _text in problems) else problems[0][0]
+        return failed(reason, f"{len(problems)} JSON-RPC error(s) carry internals",
+                      *(text for _reason, text in problems))
+    return passed(f"{len(evidence)} JSON-RPC errors carry no stack trace, path or secret", *evidence)

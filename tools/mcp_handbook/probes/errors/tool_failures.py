@@ -1,0 +1,69 @@
+"""ERR-002: a tool's failure comes back as a result the model can read, not as a JSON-RPC error.
+
+Hosts show the model a tool's result, ``isError`` and all, but often only "tool call failed" for a
+protocol error: a failure sent as an error is a failure the model cannot reason about. The probe makes
+the failing calls it can find without special knowledge: a tool that exists to fail, each tool with a
+path argument pointed at a missing file, and (2025-11-25 on, SEP-1303) a call missing a required field.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from ..registry import probe
+from ..support import (
+    PATH_PARAMS, Finding, Target, WireTimeout, callable_tools, failed, fill_arguments, is_error_result, not_applicable,
+    passed, session_with_tools, string_params,
+)
+from ._common import SEP_1303, bad_cases, call, describe, failing_tool
+
+MAX_CASES = 6
+
+
+@probe("tool_failures_are_results", "tool failures come back as isError results", calls_tools=True,
+       reasons={
+           "failure_as_protocol_error": "a tool's failure (deliberate, a missing file, invalid arguments) came back "
+                                        "as a JSON-RPC error, not as a result",
+           "failure_reported_as_success": "a deliberate failure or an invalid call came back without isError: true",
+           "failure_unanswered": "a failing tool call got no answer at all",
+       })
+def tool_failures_are_results(target: Target) -> Finding:
+    """A failing tool, a missing file and (2025-11-25) bad arguments must come back as results, not errors."""
+    session, init, listed = session_with_tools(target)
+    tools = callable_tools(target, listed)
+    version = str(init.get("protocolVersion", ""))
+    cases: list[tuple[str, str, Any, bool]] = []  # (label, tool, arguments, must be isError)
+    failing = failing_tool(tools)
+    if failing is not None:
+        cases.append((f"{failing['name']} (fails on purpose)", failing["name"], {}, True))
+    missing = f"hb-missing-{secrets.token_hex(3)}/none.txt"
+    for tool in tools:
+        param = next(iter(string_params(tool, PATH_PARAMS)), None)
+        if param is not None and tool is not failing:
+            args = {**fill_arguments(tool), param: missing}
+            cases.append((f"{tool['name']}({param}={missing!r}) (a missing file)", tool["name"], args, False))
+    if version >= SEP_1303:
+        bad = next(((t, c) for t in tools for c in bad_cases(t) if c[0].startswith("missing")), None)
+        if bad is not None:
+            cases.append((f"{bad[0]['name']} with {bad[1][0]} (invalid arguments)", bad[0]["name"], bad[1][1], True))
+    if not cases:
+        return not_applicable("no callable tool fails on purpose, takes a path, or has required arguments")
+    evidence: list[str] = []
+    problems: list[tuple[str, str]] = []  # (reason, what happened)
+    for n, (label, name, args, must_flag) in enumerate(cases[:MAX_CASES]):
+        try:
+            response = call(session, f"hb-fail-{n}", name, args, timeout=target.timeout)
+        except WireTimeout as exc:
+            problems.append(("failure_unanswered", f"{label}: no answer ({exc})"))
+            continue
+        evidence.append(f"{label} -> {describe(response)}")
+        if "error" in response:
+            problems.append(("failure_as_protocol_error",
+                             f"{label}: a JSON-RPC error where the model needs a tool result: {describe(response)}"))
+        elif must_flag and not is_error_result(response):
+            problems.append(("failure_reported_as_success", f"{label}: a failure reported as success (isError is not true)"))
+    if problems:
+        return failed(problems[0][0], f"{len(problems)} tool failure(s) were not reported as isError results",
+                      *(text for _reason, text in problems), *evidence)
+    return passed(f"{len(evidence)} tool failure(s) came back as results the model can read", *evidence)
