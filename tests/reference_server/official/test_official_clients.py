@@ -22,6 +22,7 @@ import pytest
 
 from handbook_testing import NODE_BIN, require_tool
 
+pytestmark = pytest.mark.slow  # the Node tools: `bash .ci/install-tools` puts them in .tools/
 HERE = Path(__file__).parent
 LOOPBACK_PRELOAD = HERE / "node_loopback.cjs"
 EXPECTED_FAILURES = HERE / "conformance-expected-failures.yml"
