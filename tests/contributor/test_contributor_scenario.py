@@ -229,4 +229,4 @@ def test_the_pull_request_description_carries_the_changelog_draft(checkout: Chec
     md = checkout.cli("diff", "base", "--format", "markdown").stdout
     minor = next_version(base_version(checkout), "minor")
     assert "| added | **XMP-001**" in md
-    assert f"<details><summary>CHANGELOG.md entry, drafted" in md and f"## {minor} - 2027-01-01" in md.split("<details>", 1)[1]
+    assert "<details><summary>CHANGELOG.md entry, drafted" in md and f"## {minor} - 2027-01-01" in md.split("<details>", 1)[1]

@@ -7,7 +7,6 @@ here too. After each example a sentinel ping proves the server still serves.
 
 from __future__ import annotations
 
-import json
 import string
 import time
 from pathlib import Path

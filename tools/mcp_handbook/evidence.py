@@ -46,11 +46,21 @@ SHARED_SOURCES = ("probes/support.py", "probes/registry.py", "wire.py", "verify.
 MAX_EVIDENCE_LINES = 12
 MAX_LINE_CHARS = 300
 _SCRUBS: tuple[tuple[re.Pattern[str], str], ...] = (
-    # temporary folders, random markers and canaries, times and session ids differ on every run
-    (re.compile(re.escape(tempfile.gettempdir()) + r"/hb-[a-z]+-[A-Za-z0-9_]+"), "$TMP"),
-    (re.compile(r"\b(hb-[a-z]+)-[0-9a-f]{8,}\b"), r"\1-…"),
-    (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z"), "<time>"),
+    # what differs on every run: temporary folders, random markers and canaries, times, durations, session ids,
+    # references, cursors (they carry the server's nonce), process ids, ports, descriptor numbers and inodes
+    (re.compile(re.escape(tempfile.gettempdir()) + r"/[\w.-]+"), "$TMP"),
+    (re.compile(r"(hb[-_][A-Za-z_-]*?[-_])[0-9a-f]{4,}\b"), r"\1…"),  # no \b before: "\\nhb-fifo-…" in JSON text
+    (re.compile(r"(HB_[A-Z_]+_)[0-9a-f]{6,}\b"), r"\1…"),
+    (re.compile(r"\b(hb [a-z]+ )[0-9a-f]{4,}\b"), r"\1…"),
+    (re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?Z?"), "<time>"),
     (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"), "<uuid>"),
+    (re.compile(r"\b(ref(?:erence)?\W{0,3})[0-9a-f]{8}\b"), r"\1<ref>"),
+    (re.compile(r"""(cursor\W{1,4})[A-Za-z0-9+/_=-]{8,}"""), r"\1<cursor>"),
+    (re.compile(r"\b\d+\.\d+ ?s\b|\b\d+ ms\b"), "<duration>"),
+    (re.compile(r"\b(pid |still running: |processes inspected: )\d+"), r"\1<pid>"),
+    (re.compile(r"\b(127\.0\.0\.1|localhost|0\.0\.0\.0):\d+"), r"\1:<port>"),
+    (re.compile(r"\b(pipe|socket):\[\d+\]"), r"\1:[<inode>]"),
+    (re.compile(r"(fd |, |: |descriptors )([3-9]|\d{2,})(?= ?(?:->|\())"), r"\1<fd>"),
 )
 
 

@@ -95,7 +95,7 @@ def _raised(stderr: list[str], shown: tuple[str, ...] = ()) -> str:
 def _reason_problem(snippet: Snippet, rule: Rule, finding: Finding) -> str:
     """Why a WRONG block's FAIL does not prove the rule: a generic reason, or not the one it names."""
     probe = PROBES[rule.probe]
-    if finding.status != "FAIL" or snippet.kind != "wrong" or not probe.reasons:  # legacy probes declare none, until moved
+    if finding.status != "FAIL" or snippet.kind != "wrong":
         return ""
     if finding.reason in GENERIC_REASONS or not finding.reason:
         return (f"the probe failed only generically ({finding.reason or 'no reason'}: {finding.summary}); "

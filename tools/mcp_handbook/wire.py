@@ -334,9 +334,11 @@ class WireSession:
         return True
 
     def transcript(self, *, limit: int = 60) -> list[str]:
-        """Every line sent and received, in time order, as ``>>>``/``<<<``/``err`` rows."""
+        """The last lines sent and received as ``>>>``/``<<<`` rows in time order, then the last stderr lines as
+        ``err`` rows. stderr is a separate pipe whose lines race the protocol's, so it is not interleaved: the
+        same exchange gives the same transcript every time."""
         with self._lock:
-            lines = sorted([*self._sent, *self._out.lines, *self._err.lines], key=lambda ln: ln.at)
+            protocol = sorted([*self._sent, *self._out.lines], key=lambda ln: ln.at)[-limit:]
+            err = list(self._err.lines)[-max(limit // 3, 1):]
         marks = {"stdin": ">>>", "stdout": "<<<", "stderr": "err"}
-        rows = [f"{marks[ln.stream]} {ln.text[:300]}{' …' if len(ln.text) > 300 else ''}" for ln in lines]
-        return rows[-limit:] if len(rows) > limit else rows
+        return [f"{marks[ln.stream]} {ln.text[:300]}{' …' if len(ln.text) > 300 else ''}" for ln in [*protocol, *err]]

@@ -1,6 +1,5 @@
 """Serves correctly but puts its environment's secrets in error messages and in its log."""
 
-import json
 import os
 import sys
 

@@ -1,6 +1,5 @@
 """Ignores SIGTERM and stdin EOF, and leaves a child process behind: only SIGKILL of the group ends it."""
 
-import os
 import signal
 import subprocess
 import sys

@@ -16,13 +16,8 @@ from .support import Finding, Target
 
 
 def _import_all() -> None:
-    names = [info.name for info in pkgutil.walk_packages(__path__, prefix=f"{__name__}.")]
-    legacy = [n for n in names if n.startswith(f"{__name__}.legacy.")]
-    for name in [n for n in names if n not in legacy]:
-        importlib.import_module(name)
-    for name in legacy:  # modules not yet moved into a gate package (temporary): the moved probe wins
-        for old in getattr(importlib.import_module(name), "PROBES", ()):
-            PROBES.setdefault(old.name, old)
+    for info in pkgutil.walk_packages(__path__, prefix=f"{__name__}."):
+        importlib.import_module(info.name)
 
 
 _import_all()

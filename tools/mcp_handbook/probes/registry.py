@@ -13,7 +13,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from .support import GENERIC_REASONS, Finding, ProbeAbort, Target, WireTimeout, failed
+from .support import GENERIC_REASONS, Finding, ProbeAbort, Target, WireTimeout, failed, silence_reason
 
 ProbeFn = Callable[[Target], Finding]
 
@@ -39,10 +39,6 @@ PROBES: dict[str, Probe] = {}
 """Every registered probe by name."""
 
 
-def _server_gone(target: Target) -> bool:
-    return any(s.proc.poll() is not None for s in target.sessions)
-
-
 def _guard(name: str, fn: ProbeFn, reasons: Mapping[str, str]) -> ProbeFn:
     def run(target: Target) -> Finding:
         try:
@@ -50,8 +46,8 @@ def _guard(name: str, fn: ProbeFn, reasons: Mapping[str, str]) -> ProbeFn:
         except ProbeAbort as stop:
             finding = stop.finding
         except WireTimeout as exc:
-            reason = "server_exited" if _server_gone(target) else "no_answer"
-            finding = failed(reason, f"the server stopped answering: {exc}")
+            gone = [silence_reason(s) for s in target.sessions]
+            finding = failed("server_exited" if "server_exited" in gone else "no_answer", f"the server stopped answering: {exc}")
         if finding.status == "FAIL" and finding.reason not in reasons and finding.reason not in GENERIC_REASONS:
             return failed("probe_error", f"probe {name} failed with reason {finding.reason!r}, which is not in its vocabulary: "
                           f"{finding.summary}", *finding.evidence)

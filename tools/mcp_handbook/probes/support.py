@@ -32,7 +32,7 @@ KNOWN_REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 LATEST_LEGACY = KNOWN_REVISIONS[-1]
 MODERN_REVISION = "2026-07-28"
 
-PATH_PARAMS = ("path", "file", "filename", "filepath", "file_path", "relative_path", "repo_path", "dir", "directory")
+PATH_PARAMS = ("path", "file", "filename", "filepath", "file_path", "relative_path", "repo_path", "dir", "directory", "folder")
 """Parameter names that take a file-system path."""
 PROGRAM_PARAMS = ("program", "command", "cmd", "executable", "binary")
 ARGS_PARAMS = ("args", "arguments", "argv")
@@ -180,6 +180,23 @@ def tools_of(target: Target) -> list[dict[str, Any]]:
     return target.listing
 
 
+def send_request(session: WireSession, method: str, params: dict[str, Any] | None = None) -> int:
+    """Send a request without waiting for its answer; return its id (wait with ``session.wait_for_id``)."""
+    rid = session.new_id()
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+    if params is not None:
+        message["params"] = params
+    session.send(message)
+    return rid
+
+
+def silence_reason(session: WireSession) -> str:
+    """The generic reason for a request the server did not answer: it exited, or it is still there, silent."""
+    if session.wait_stdout_eof(0):  # stdout is closed: the process is gone or going, let it be reaped
+        session.wait_exit(0.5)
+    return "server_exited" if session.proc.poll() is not None else "no_answer"
+
+
 def call_tool(session: WireSession, name: str, arguments: Any, *, timeout: float) -> dict[str, Any]:
     return session.request("tools/call", {"name": name, "arguments": arguments}, timeout=timeout)
 
@@ -207,6 +224,17 @@ def is_jsonrpc_message(value: Any) -> bool:
     if "method" in value:
         return isinstance(value["method"], str)
     return "id" in value and (("result" in value) != ("error" in value))
+
+
+def mask(text: str, target: Target) -> str:
+    """``text`` with the target's canary replaced by ``<CANARY>``: evidence never shows the secret itself."""
+    return text.replace(target.canary, "<CANARY>") if target.canary else text
+
+
+def show(value: Any, target: Target, limit: int = 300) -> str:
+    """``compact`` with the canary masked first, so a cut never shows part of it."""
+    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return compact(mask(text, target).replace("\r", "\\r").replace("\n", "\\n"), limit)
 
 
 def error_code(response: dict[str, Any]) -> Any:
@@ -354,7 +382,7 @@ __all__ = [
     "ARGS_PARAMS", "DELAY_WORDS", "Finding", "GENERIC_REASONS", "KNOWN_REVISIONS", "LATEST_LEGACY", "MODERN_REVISION",
     "Message", "PATH_PARAMS", "PROGRAM_PARAMS", "ProbeAbort", "Status", "Target", "WireSession", "WireTimeout", "ask",
     "call_tool", "callable_tools", "compact", "error_code", "failed", "fill_arguments", "fill_value", "handshake",
-    "is_error_result", "is_jsonrpc_message", "list_tools", "not_applicable", "passed", "planted_fifo", "properties", "refused",
+    "is_error_result", "is_jsonrpc_message", "mask", "send_request", "show", "silence_reason", "list_tools", "not_applicable", "passed", "planted_fifo", "properties", "refused",
     "responses", "result_text", "schema_type", "session_with_tools", "string_params", "text_blocks", "tool_name",
     "tools_of",
 ]

@@ -51,7 +51,7 @@ def meta_block(data: SiteData, rule: Rule) -> str:
     changes = data.changes(rule)
     if changes:
         facts.append(_fact("Last changed", f"{escape(changes[0].date)} (<code>{escape(changes[0].commit)}</code>)"))
-    return f'<dl class="hb-meta">\n' + "\n".join(facts) + "\n</dl>\n"
+    return '<dl class="hb-meta">\n' + "\n".join(facts) + "\n</dl>\n"
 
 
 def _open_snippet(snippet: Snippet, fence_line: str) -> str:

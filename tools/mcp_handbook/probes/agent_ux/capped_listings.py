@@ -16,13 +16,12 @@ from pathlib import Path
 
 from ..registry import probe
 from ..support import (
-    Finding, Target, WireTimeout, call_tool, callable_tools, compact, failed, handshake, not_applicable, passed,
-    refused, tool_name, tools_of,
+    PATH_PARAMS, call_tool, callable_tools, compact, failed, Finding, handshake, not_applicable, passed, refused,
+    Target, tool_name, tools_of, WireTimeout,
 )
 from ..tool_definitions._common import (
     Problem, annotations_of, declared, input_schema, main_reason, schema_valid_arguments,
 )
-from ._common import PATH_PARAMS
 
 REASONS = {
     "listing_uncapped": "a listing call returned every one of the 1,200 files in one response",

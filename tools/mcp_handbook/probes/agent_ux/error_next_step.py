@@ -15,13 +15,12 @@ from typing import Any
 
 from ..registry import probe
 from ..support import (
-    Finding, Target, WireTimeout, call_tool, callable_tools, compact, failed, handshake, not_applicable, passed,
-    text_blocks, tool_name, tools_of,
+    PATH_PARAMS, call_tool, callable_tools, compact, failed, Finding, handshake, not_applicable, passed, Target,
+    text_blocks, tool_name, tools_of, WireTimeout,
 )
 from ..tool_definitions._common import (
     annotations_of, closed, declared, input_schema, resolve, schema_valid_arguments, types,
 )
-from ._common import PATH_PARAMS
 
 REASONS = {
     "no_next_step": "an isError result carries no 'Action:' line saying what to do next",

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..registry import probe
-from ..support import Finding, Target, failed, not_applicable, passed, properties, tools_of
+from ..support import Finding, Target, failed, mask, not_applicable, passed, properties, tools_of
 
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _CREDENTIAL_SUBSTRINGS = ("token", "secret", "password", "passwd", "passphrase", "credential", "apikey",
@@ -86,7 +86,7 @@ def no_credential_parameters(target: Target) -> Finding:
                                  f"description: {str(sub.get('description'))[:120]!r}"))
         text = json.dumps(tool, ensure_ascii=False)
         if target.canary and target.canary in text:
-            shown = text.replace(target.canary, "<CANARY>")[:200]
+            shown = mask(text, target)[:200]
             problems.append(("secret_in_definition", f"{name}: the definition contains the server's own secret: {shown}"))
         literal = _SECRET_LITERALS.search(text)
         if literal:

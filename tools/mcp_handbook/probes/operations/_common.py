@@ -1,11 +1,11 @@
-"""What several operations probes share: the syslog level names, the tools a probe may call (read-only
-ones first), and the generic reason for a server that went quiet."""
+"""What several operations probes share: the syslog level names and the tools a probe may call (read-only
+ones first)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..support import Target, WireSession, callable_tools
+from ..support import Target, callable_tools
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 """The RFC 5424 severities MCP logging uses, least severe first."""
@@ -20,10 +20,3 @@ def read_only_first(target: Target, tools: list[dict[str, Any]]) -> list[dict[st
         return not read_only, tool["name"]
 
     return sorted(callable_tools(target, tools), key=key)
-
-
-def silence_reason(session: WireSession) -> str:
-    """The generic reason for a request the server did not answer: it exited, or it is still there, silent."""
-    if session.wait_stdout_eof(0):  # stdout is closed: the process is gone or going, let it be reaped
-        session.wait_exit(0.5)
-    return "server_exited" if session.proc.poll() is not None else "no_answer"

@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..registry import probe
-from ..support import GENERIC_REASONS, Finding, Target, WireTimeout, compact, error_code, failed, handshake, passed
-from ._common import silence_reason
+from ..support import (
+    GENERIC_REASONS, compact, error_code, failed, Finding, handshake, passed, silence_reason, Target, WireTimeout,
+)
 
 SPEC_CAPABILITIES = frozenset({"experimental", "logging", "completions", "prompts", "resources", "tools", "tasks"})
 EXERCISES: dict[str, tuple[str, dict[str, Any], str | None]] = {

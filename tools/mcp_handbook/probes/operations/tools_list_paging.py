@@ -9,8 +9,9 @@ that it missed tools. The probe lists every page twice, then sends cursors the s
 from __future__ import annotations
 
 from ..registry import probe
-from ..support import Finding, Target, WireSession, WireTimeout, compact, error_code, failed, handshake, passed
-from ._common import silence_reason
+from ..support import (
+    compact, error_code, failed, Finding, handshake, passed, silence_reason, Target, WireSession, WireTimeout,
+)
 
 
 class _BadListing(Exception):

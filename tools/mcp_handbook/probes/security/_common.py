@@ -14,21 +14,10 @@ from typing import Any
 
 from ..support import (
     ARGS_PARAMS, PROGRAM_PARAMS, ProbeAbort, Target, WireSession, WireTimeout, call_tool, compact, failed,
-    fill_arguments, not_applicable, properties, refused, schema_type,
+    fill_arguments, not_applicable, properties, refused, schema_type, show,
 )
 
 ENV_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
-
-
-def mask(text: str, target: Target) -> str:
-    """``text`` with the target's canary replaced by ``<CANARY>``."""
-    return text.replace(target.canary, "<CANARY>") if target.canary else text
-
-
-def show(value: Any, target: Target, limit: int = 300) -> str:
-    """``compact`` with the canary masked first, so a cut never shows part of it."""
-    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    return compact(mask(text, target).replace("\r", "\\r").replace("\n", "\\n"), limit)
 
 
 def shown_text(response: dict[str, Any]) -> str:

@@ -14,10 +14,10 @@ import time
 
 from ..registry import probe
 from ..support import (
-    Finding, Target, WireTimeout, call_tool, compact, failed, fill_arguments, not_applicable, passed, planted_fifo,
-    properties, refused, schema_type, session_with_tools,
+    call_tool, compact, failed, fill_arguments, Finding, not_applicable, passed, planted_fifo, properties, refused,
+    schema_type, session_with_tools, show, Target, WireTimeout,
 )
-from ._common import program_tools, show, shown_text
+from ._common import program_tools, shown_text
 
 _TIMEOUT_WORDS = ("timeout",)
 _FILE_READERS = ("head", "cat", "wc", "grep", "tail")

@@ -14,9 +14,10 @@ from typing import Any
 
 from ..registry import probe
 from ..support import (
-    Finding, Target, compact, failed, fill_arguments, not_applicable, passed, properties, schema_type, session_with_tools,
+    compact, failed, fill_arguments, Finding, not_applicable, passed, properties, schema_type, session_with_tools,
+    show, Target,
 )
-from ._common import pipeline, show, shown_text
+from ._common import pipeline, shown_text
 
 _EVAL_MARK = "hb_eval_ok"
 """What the concatenating payloads evaluate to (each writes it split in two, so only evaluation joins it)."""

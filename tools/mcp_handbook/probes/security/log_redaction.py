@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from ..registry import probe
 from ..support import (
-    Finding, Target, WireTimeout, compact, failed, fill_arguments, not_applicable, passed, session_with_tools,
+    compact, failed, fill_arguments, Finding, mask, not_applicable, passed, session_with_tools, show, Target,
+    WireTimeout,
 )
-from ._common import mask, pipeline, show
+from ._common import pipeline
 
 
 @probe("secrets_redacted_in_logs", "secret-named argument values never reach a log", calls_tools=True,

@@ -2,21 +2,25 @@
 
 A server that joins a program and its arguments into one command line for ``sh -c`` lets the model's
 text become shell syntax: ``$( )``, backticks, ``;`` and ``|`` run commands the tool never offered. The
-probe sends arguments around ``$((A*B))`` for random A and B; only a shell turns that into the product,
+probe sends arguments around ``$((A*B))`` for two fixed primes A and B; only a shell turns that into the product,
 so the product coming back proves evaluation, whatever the program printed otherwise.
 """
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 from ..registry import probe
-from ..support import Finding, Target, compact, failed, fill_arguments, not_applicable, passed, session_with_tools
-from ._common import pipeline, program_tools, show, shown_text
+from ..support import compact, failed, fill_arguments, Finding, not_applicable, passed, session_with_tools, show, Target
+from ._common import pipeline, program_tools, shown_text
 
 _PROGRAMS = ("echo", "ls", "cat", "head", "wc", "grep", "printf")
 """Programs tried, in order, when the tool offers a fixed list: ones that show or take their arguments."""
+
+
+FACTORS = (7919, 7907)
+"""Two primes: their product appears in an answer only if a shell evaluated ``$((A*B))``. Fixed, so that
+recorded evidence is the same on every run (a server cannot know them in advance any better than random ones)."""
 
 
 @probe("no_shell_evaluation", "shell syntax in a child's arguments is never evaluated", calls_tools=True,
@@ -24,7 +28,7 @@ _PROGRAMS = ("echo", "ls", "cat", "head", "wc", "grep", "printf")
 def no_shell_evaluation(target: Target) -> Finding:
     """Run a program with arguments carrying shell syntax; the evaluated marker must never appear."""
     session, _, tools = session_with_tools(target)
-    a, b = 1000 + secrets.randbelow(9000), 1000 + secrets.randbelow(9000)
+    a, b = FACTORS
     marker = f"hbx_{a * b}_"
     expr = f"$(({a}*{b}))"
     payloads = [f"hbx_{expr}_1", f"x;echo hbx_{expr}_2", f"`echo hbx_{expr}_3`", f"x|echo hbx_{expr}_4",

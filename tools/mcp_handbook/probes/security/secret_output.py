@@ -10,8 +10,10 @@ looks for the canary on stdout (what the client receives) and on stderr (what th
 from __future__ import annotations
 
 from ..registry import probe
-from ..support import Finding, Target, WireTimeout, compact, failed, fill_arguments, passed, session_with_tools
-from ._common import env_call, mask, pipeline, show
+from ..support import (
+    compact, failed, fill_arguments, Finding, mask, passed, session_with_tools, show, Target, WireTimeout,
+)
+from ._common import env_call, pipeline
 
 
 @probe("canary_never_leaks", "the server's secret appears in no output, log or child", calls_tools=True, reasons={

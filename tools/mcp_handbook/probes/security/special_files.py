@@ -13,10 +13,10 @@ from typing import Any
 
 from ..registry import probe
 from ..support import (
-    PATH_PARAMS, Finding, Target, WireTimeout, compact, failed, fill_arguments, not_applicable, passed, planted_fifo,
-    session_with_tools, string_params,
+    PATH_PARAMS, compact, failed, fill_arguments, Finding, not_applicable, passed, planted_fifo, session_with_tools,
+    show, string_params, Target, WireTimeout,
 )
-from ._common import pipeline, show
+from ._common import pipeline
 
 _CALL_DEADLINE = 2.0
 _PING_DEADLINE = 1.0

@@ -5,30 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..support import LATEST_LEGACY, Target, WireSession, WireTimeout
+from ..support import LATEST_LEGACY, Target, WireTimeout, silence_reason
 
 
 def init_params(version: Any = LATEST_LEGACY, **extra: Any) -> dict[str, Any]:
     """The params of an ``initialize`` request asking for ``version`` (plus ``extra`` members such as ``_meta``)."""
     return {"protocolVersion": version, "capabilities": {},
             "clientInfo": {"name": "mcp-handbook-probe", "version": "1"}, **extra}
-
-
-def send_request(session: WireSession, method: str, params: dict[str, Any] | None = None) -> int:
-    """Send a request without waiting for its answer; return its id (wait with ``session.wait_for_id``)."""
-    rid = session.new_id()
-    message: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
-    if params is not None:
-        message["params"] = params
-    session.send(message)
-    return rid
-
-
-def silence_reason(session: WireSession) -> str:
-    """The generic reason for a request the server did not answer: it exited, or it is still there, silent."""
-    if session.wait_stdout_eof(0):  # stdout is closed: the process is gone or going, let it be reaped
-        session.wait_exit(0.5)
-    return "server_exited" if session.proc.poll() is not None else "no_answer"
 
 
 def control_silence(target: Target) -> str:

@@ -12,8 +12,10 @@ from __future__ import annotations
 import time
 
 from ..registry import probe
-from ..support import KNOWN_REVISIONS, MODERN_REVISION, Finding, Target, WireTimeout, compact, failed, passed
-from ._common import control_silence, init_params, send_request
+from ..support import (
+    KNOWN_REVISIONS, MODERN_REVISION, compact, failed, Finding, passed, send_request, Target, WireTimeout,
+)
+from ._common import control_silence, init_params
 
 MODERN_META = {"io.modelcontextprotocol/protocolVersion": MODERN_REVISION,
                "io.modelcontextprotocol/clientInfo": {"name": "mcp-handbook-probe", "version": "1"},

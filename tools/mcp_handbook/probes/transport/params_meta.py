@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..registry import probe
-from ..support import GENERIC_REASONS, Finding, Target, WireTimeout, compact, failed, passed
-from ._common import control_silence, init_params, silence_reason
+from ..support import GENERIC_REASONS, compact, failed, Finding, passed, silence_reason, Target, WireTimeout
+from ._common import control_silence, init_params
 
 META = {"progressToken": "hb-probe", "com.example.probe/trace": "hb-1", "traceparent": "00-hb-probe-01"}
 """What clients of the handshake era put in _meta: a progress token and tracing keys. The modern

@@ -8,8 +8,7 @@ ordinary session with a few faults in it and then reads back every line the serv
 from __future__ import annotations
 
 from ..registry import probe
-from ..support import Finding, Target, WireTimeout, failed, is_jsonrpc_message, list_tools, passed
-from ._common import silence_reason
+from ..support import failed, Finding, is_jsonrpc_message, list_tools, passed, silence_reason, Target, WireTimeout
 
 
 @probe("stdout_jsonrpc_only", "every stdout line is one JSON-RPC message",

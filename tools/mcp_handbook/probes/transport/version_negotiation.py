@@ -12,8 +12,11 @@ import re
 import time
 
 from ..registry import probe
-from ..support import KNOWN_REVISIONS, MODERN_REVISION, Finding, Target, WireTimeout, compact, failed, passed
-from ._common import control_silence, init_params, send_request, silence_reason
+from ..support import (
+    KNOWN_REVISIONS, MODERN_REVISION, compact, failed, Finding, passed, send_request, silence_reason, Target,
+    WireTimeout,
+)
+from ._common import control_silence, init_params
 
 REASONS = {
     "echoed_unsupported": "an unsupported revision was echoed back as if the server spoke it",

@@ -1,1 +1,0 @@
-"""Probes not yet moved into a gate package: each module keeps a ``PROBES`` tuple (temporary)."""
