@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import re
 import time
 from pathlib import Path
@@ -11,6 +13,8 @@ from audit_helpers import fake_corpus, hostile, probe, still_running
 from mcp_handbook.audit import AuditOptions, run_audit
 from mcp_handbook.audit.guard import BlockedToolCall, ToolCallGuard
 from mcp_handbook.probes.support import Target, call_tool, passed
+
+pytestmark = pytest.mark.slow  # probes and audits stopped at their deadlines
 
 FAST = AuditOptions(timeout=20, probe_timeout=2, wait=0.5, jobs=2)
 

@@ -18,6 +18,8 @@ from audit_helpers import run_cli
 
 from mcp_handbook import load_corpus
 
+pytestmark = pytest.mark.slow  # a real third-party server, audited to the end (about a minute)
+
 TIME_SERVER = [sys.executable, "-m", "mcp_server_time", "--local-timezone", "UTC"]
 BY_HAND = {
     "TRN-001": "Pass",  # the SDK writes nothing but JSON-RPC to stdout

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 from pathlib import Path
 
@@ -9,6 +11,8 @@ from audit_helpers import REFERENCE, run_cli
 
 from mcp_handbook import load_corpus
 from mcp_handbook.probes import PROBES
+
+pytestmark = pytest.mark.slow  # a whole audit of the reference server
 
 
 def test_the_reference_server_audits_clean_and_report_agrees(project_root: Path, tmp_path: Path) -> None:

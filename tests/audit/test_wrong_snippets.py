@@ -21,6 +21,8 @@ from mcp_handbook.model import Rule, Snippet
 from mcp_handbook.probes import PROBES
 from mcp_handbook.verify import snippet_source
 
+pytestmark = pytest.mark.slow  # an audit per WRONG block
+
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = load_corpus(ROOT)
 OPTIONS = dict(allow_tool_calls=None, jobs=1, timeout=90.0)

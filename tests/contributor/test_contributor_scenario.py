@@ -14,6 +14,8 @@ from mcp_handbook.contrib.versioning import next_version
 
 from .conftest import NEW_RULE_PATH, Checkout, make_checkout
 
+pytestmark = pytest.mark.slow  # a contributor's checkout, proofs and git history
+
 pytest_plugins = ["pytester"]
 
 

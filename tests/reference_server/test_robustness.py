@@ -7,6 +7,9 @@ here too. After each example a sentinel ping proves the server still serves.
 
 from __future__ import annotations
 
+import pytest
+
+import json
 import string
 import time
 from pathlib import Path
@@ -18,6 +21,8 @@ from hypothesis import strategies as st
 from conftest import RawClient
 
 from mcp_handbook.wire import Message
+
+pytestmark = pytest.mark.slow  # fuzzing the server over its pipe
 
 FUZZ = settings(max_examples=150, deadline=None, database=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -119,8 +124,12 @@ def test_fuzzed_raw_bytes_never_break_the_server(workspace: Path) -> None:
             client.send({"jsonrpc": "2.0", "id": sentinel, "method": "ping"})
             seen = drain_until(client, sentinel)
             assert seen[-1]["result"] == {}
+            try:  # a blob can happen to be a valid request: its own answer is no fault
+                own = json.loads(blob.replace(b"\n", b" ")).get("id")
+            except (ValueError, AttributeError, UnicodeDecodeError):
+                own = None
             for message in seen[:-1]:
-                assert message.get("id") is None or "method" in message or "error" in message, message
+                assert message.get("id") in (None, own) or "method" in message or "error" in message, message
 
         check()
         assert client.proc.poll() is None, client.stderr

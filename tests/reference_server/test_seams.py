@@ -236,6 +236,7 @@ _VALUES = st.recursive(st.none() | st.booleans() | st.integers(-5, 2_000_000) | 
                        max_leaves=12)
 
 
+@pytest.mark.slow  # property tests over generated schemas
 @settings(max_examples=400, deadline=None)
 @given(st.sampled_from(sorted(DEFINITIONS)), _VALUES)
 def test_fast_accept_is_sound(name, instance):
@@ -268,6 +269,7 @@ _SCHEMAS = st.recursive(
     max_leaves=8)
 
 
+@pytest.mark.slow  # property tests over generated schemas
 @settings(max_examples=600, deadline=None)
 @given(_SCHEMAS, _VALUES)
 def test_fast_accept_is_sound_for_any_schema_it_compiles(schema, instance):
@@ -277,6 +279,7 @@ def test_fast_accept_is_sound_for_any_schema_it_compiles(schema, instance):
         assert jsonschema.Draft202012Validator(schema).is_valid(instance), predicate.source
 
 
+@pytest.mark.slow  # property tests over generated schemas
 @settings(max_examples=300, deadline=None)
 @given(_SCHEMAS, _VALUES)
 def test_fast_accept_accepts_what_is_valid_for_these_keywords(schema, instance):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import re
 import shutil
@@ -16,6 +18,8 @@ from mcp_handbook import evidence
 from mcp_handbook.export import COLUMNS, DOWNLOADS, STATUSES
 from mcp_handbook.model import Corpus
 from mcp_handbook.site.links import gate_src, page_url, rule_src
+
+pytestmark = pytest.mark.slow  # whole site builds
 
 EXTERNAL = re.compile(r"(?:https?:)?//[A-Za-z0-9.-]+\.[A-Za-z]{2,}[^\s\"'<>)]*")
 NAMESPACES = {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink", "http://www.sitemaps.org/schemas/sitemap/0.9"}

@@ -19,6 +19,8 @@ from mcp_handbook.site.proofs import proof_panel
 from mcp_handbook.site.state import SiteData
 from mcp_handbook.verify import Verdict
 
+pytestmark = pytest.mark.slow  # recording proofs again
+
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "mcp_handbook.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=300)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import os
 import queue
 import re
@@ -11,6 +13,8 @@ import sys
 import threading
 import urllib.request
 from pathlib import Path
+
+pytestmark = pytest.mark.slow  # a site build served on loopback
 
 
 def test_serve_builds_and_serves_the_handbook_on_loopback(tmp_path: Path, project_root: Path) -> None:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # pytest in a subprocess proving a copy of the doctrine
+
 pytest_plugins = ["pytester"]
 
 

@@ -20,6 +20,8 @@ from mcp_handbook.model import Rule, Snippet
 from mcp_handbook.seams import TOOL_SEAM
 from mcp_handbook.verify import Verdict, verify
 
+pytestmark = pytest.mark.slow  # a proof run per WRONG block
+
 BUGS = ('"".uppr()', '{}["missing_key"]', 'int("x")')
 """One line each, valid anywhere in a function body, each raising at once (AttributeError, KeyError, ValueError)."""
 
