@@ -137,10 +137,16 @@ def test_each_proved_block_shows_its_current_proof_on_the_page(built_site: Path,
         if not blocks:
             continue
         html = page_html(built_site, rule_src(rule))
-        proved = re.findall(r'class="hb-proof hb-proof-ok".*?said <strong>(PASS|FAIL)</strong>', html, re.S)
-        assert proved == [("FAIL" if s.kind == "wrong" else "PASS") for s in sorted(blocks, key=lambda s: s.location.line)], (
+        shown = re.findall(r'class="hb-proof (hb-proof-expected|hb-proof-ok)"[^>]*><p class="hb-proof-verdict">(.*?)</p>', html, re.S)
+        ordered = sorted(blocks, key=lambda s: s.location.line)
+        assert [css for css, _ in shown] == [("hb-proof-expected" if s.kind == "wrong" else "hb-proof-ok") for s in ordered], (
             f"{rule.path}: proofs on the page do not match its blocks; run `mcp-handbook evidence`"
         )
+        for (_, text), block in zip(shown, ordered):
+            if block.kind == "wrong":  # never a green tick on WRONG code: the probe failed, for the reason named
+                assert "✓" not in text and "The probe failed, as expected" in text and "<code>" in text, text
+            else:
+                assert "✓ Proved" in text and "<strong>PASS</strong>" in text, text
 
 
 def test_search_index_holds_the_code_of_every_proved_block(built_site: Path, corpus: Corpus) -> None:
