@@ -15,7 +15,7 @@ from typing import Any
 from ..export import worksheet as ws
 from ..export.filters import FILTER_KEYS
 from ..model import Corpus, Rule
-from .labels import check_text, scope_text, severity_text
+from .labels import BASIS_MEANING, basis_text, check_text, scope_text, severity_text
 from .links import gate_src, href, rule_src
 from .tables import filter_form, row_data
 
@@ -77,6 +77,8 @@ def _row(corpus: Corpus, rule: Rule, *, from_src: str, directory_urls: bool, sta
     data = row_data(rule, (*FILTER_KEYS, "check"))
     badges = (
         f'<span class="hb-badge hb-scope-{escape(rule.scope)}">{escape(scope_text(rule))}</span> '
+        f'<span class="hb-badge hb-basis-{escape(rule.basis)}" title="{escape(BASIS_MEANING.get(rule.basis, ""))}">'
+        f'{escape(basis_text(rule))}</span> '
         f'<span class="hb-badge hb-sev-{escape(rule.severity)}">{escape(severity_text(rule))}</span> '
         f'<a class="hb-badge hb-gate" href="{gate_link}">{escape(gate.title if gate else rule.gate)}</a> '
         f'<span class="hb-badge hb-check">{escape(check_text(rule))}</span>'
