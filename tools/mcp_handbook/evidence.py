@@ -20,6 +20,7 @@ import inspect
 import json
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -128,10 +129,21 @@ def evidence_key(rule: Rule, snippet: Snippet, probe_source: str, *, sources: di
     return "sha256:" + digest.hexdigest()
 
 
+@functools.cache
+def _machine_paths() -> tuple[tuple[str, str], ...]:
+    """This checkout's and this interpreter's folders, which tracebacks name: no build-machine path is recorded."""
+    server = server_folder()
+    places = [(str(server.parent), "<tools>")] if server else []
+    places += [(sys.prefix, "<python>"), (sys.base_prefix, "<python>")]
+    return tuple(sorted(set(places), key=lambda p: -len(p[0])))
+
+
 def scrub(text: str) -> str:
     """Remove what differs from run to run, so re-recording an unchanged proof changes nothing."""
     # a transcript may hold bytes that are not UTF-8 (surrogate escapes): keep them visible, as \udcXX
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    for place, name in _machine_paths():
+        text = text.replace(place, name)
     for pattern, replacement in _SCRUBS:
         text = pattern.sub(replacement, text)
     return text if len(text) <= MAX_LINE_CHARS else text[:MAX_LINE_CHARS] + " …"
