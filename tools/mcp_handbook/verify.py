@@ -154,9 +154,13 @@ def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, smoke_t
         workspace = parent / "ws"
         workspace.mkdir()
         canary = f"hb-canary-{secrets.token_hex(8)}"
+        # the server is imported through a link in this folder, so the paths its tracebacks show are the same
+        # length and text on every machine and checkout (recorded evidence is cut at a fixed width)
+        (parent / "srv").symlink_to(_server_pythonpath(), target_is_directory=True)
         argv = [sys.executable, "-m", "reference_server", "--workspace", str(workspace), "--test-tools",
                 "--page-size", str(PAGE_SIZE), *seam_args]
-        target = Target(argv=argv, workspace=workspace, env=minimal_env(home=workspace, HB_CANARY=canary, API_TOKEN=canary), canary=canary, timeout=timeout)
+        env = {**minimal_env(home=workspace, HB_CANARY=canary, API_TOKEN=canary), "PYTHONPATH": str(parent / "srv")}
+        target = Target(argv=argv, workspace=workspace, env=env, canary=canary, timeout=timeout)
         try:
             finding = probe.run(target)
             if smoke_tool is not None:
