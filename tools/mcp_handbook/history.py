@@ -225,11 +225,6 @@ def _batch_blobs(out: bytes) -> list[bytes]:
     return blobs
 
 
-def unparsed_paths(corpus: Corpus) -> set[str]:
-    """Rule files that are there but yielded no rule: their ids are unknown, not gone."""
-    return corpus.unparsed_paths()
-
-
 def _retired_line(corpus: Corpus, content_dir: str) -> int:
     """The line of ``retired:`` in handbook.yml, where a missing entry belongs."""
     path = corpus.root / content_dir / "handbook.yml"
@@ -257,7 +252,7 @@ def unretired_removals(corpus: Corpus, *, base: str | None = None, content_dir: 
             raise
         return ()
     present = {r.id for r in corpus.rules} | {str(e.get("id")) for e in corpus.retired}
-    present |= {i for i, p in before.items() if p in unparsed_paths(corpus)}
+    present |= {i for i, p in before.items() if p in corpus.unparsed_paths()}
     where = {**{i: f"deleted in {c}" for i, c in deleted.items()}, **{i: f"{p} at {base or 'HEAD'}" for i, p in before.items()}}
     path, line = f"{content_dir}/handbook.yml", _retired_line(corpus, content_dir)
     major = old.version.split(".", 1)[0]

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..cli import EXIT_OK, EXIT_USAGE, UsageError, _root
-from ..history import HistoryError, diff_corpora, load_corpus_at, proof_changes, unparsed_paths
+from ..history import HistoryError, diff_corpora, load_corpus_at, proof_changes
 from ..model import Corpus
 from ..parse import parse_content
 from .render import as_markdown, as_text, changelog_entry, insert_entry
@@ -32,7 +32,7 @@ def assessment(root: Path, base: str, head: str | None) -> Assessment:
         diff_corpora(old, new),
         old_rules={r.id: r for r in old.rules},
         new_rules={r.id: r for r in new.rules},
-        unreadable=frozenset(unparsed_paths(new)),
+        unreadable=frozenset(new.unparsed_paths()),
         proofs=proof_changes(root, base, head),
     )
 
