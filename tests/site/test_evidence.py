@@ -3,6 +3,7 @@ changes, re-recorded without a byte of noise, and never shown on a page as if cu
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import shutil
@@ -68,8 +69,10 @@ def test_recording_every_proof_again_changes_no_byte(handbook: Path) -> None:
     before = (handbook / evidence.EVIDENCE_FILE).read_bytes()
     result = cli("evidence", "--all", cwd=handbook)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "unchanged" in result.stdout, result.stdout
-    assert (handbook / evidence.EVIDENCE_FILE).read_bytes() == before
+    after = (handbook / evidence.EVIDENCE_FILE).read_bytes()
+    changed = difflib.unified_diff(before.decode().splitlines(), after.decode().splitlines(), "committed", "recorded now",
+                                   lineterm="", n=6)
+    assert after == before and "unchanged" in result.stdout, result.stdout + "\n".join(changed)
 
 
 def test_an_entry_for_a_removed_block_is_reported(handbook: Path) -> None:

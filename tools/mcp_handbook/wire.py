@@ -324,9 +324,15 @@ class WireSession:
         return self._out.flooded
 
     def wait_stdout_eof(self, timeout: float) -> bool:
+        return self.wait_eof(timeout, "stdout")
+
+    def wait_eof(self, timeout: float, *streams: str) -> bool:
+        """Wait until the named pipes (both when none is named) reach end of file, so every line the process
+        wrote before it exited has been read: its exit does not mean its reader threads have caught up."""
+        names = streams or ("stdout", "stderr")
         deadline = time.monotonic() + timeout
         with self._lock:
-            while not self._eof["stdout"]:
+            while not all(self._eof[name] for name in names):
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
@@ -336,7 +342,10 @@ class WireSession:
     def transcript(self, *, limit: int = 60) -> list[str]:
         """The last lines sent and received as ``>>>``/``<<<`` rows in time order, then the last stderr lines as
         ``err`` rows. stderr is a separate pipe whose lines race the protocol's, so it is not interleaved: the
-        same exchange gives the same transcript every time."""
+        same exchange gives the same transcript every time. Once the process has exited, its pipes are read to
+        their end first."""
+        if self.proc.poll() is not None:
+            self.wait_eof(1.0)
         with self._lock:
             protocol = sorted([*self._sent, *self._out.lines], key=lambda ln: ln.at)[-limit:]
             err = list(self._err.lines)[-max(limit // 3, 1):]

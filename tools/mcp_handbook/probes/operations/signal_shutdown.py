@@ -100,7 +100,7 @@ def graceful_signal_shutdown(target: Target) -> Finding:
             problems.append(("inflight_dropped", f"SIGTERM: the in-flight {slow[0]} call was dropped ({exc})"))
     for name, s in (("SIGTERM", term), ("SIGINT", intr)):
         code = s.wait_exit(target.timeout + (SLOW_SECONDS if name == "SIGTERM" else 0))
-        s.wait_stdout_eof(0.5)
+        s.wait_eof(1.0)  # its last stderr lines may still be in the pipe after it exits
         evidence.append(f"{name}: exit status {code}; stderr after the signal: "
                         f"{compact(' | '.join(_stderr_after(s, marks[name])), 200) or '(nothing)'}")
         problems += _judge_exit(name, s, code, marks[name])
