@@ -7,10 +7,13 @@ writes. It never waits without a deadline and never holds an unbounded line.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
+import struct
 import subprocess
+import termios
 import threading
 import time
 from collections import deque
@@ -95,6 +98,8 @@ class WireSession:
         self._messages: deque[Message] = deque()
         self._all: list[Message] = []
         self._eof = {"stdout": False, "stderr": False}
+        self._waiting = {"stdout": False, "stderr": False}
+        """True while a reader is blocked in (or about to enter) ``read``: it holds no line it has not emitted."""
         self._garbage_at = 0.0
         self._last_out_at = 0.0
         self._next_id = 0
@@ -111,10 +116,14 @@ class WireSession:
         pending = bytearray()
         pending_size = 0
         while True:
+            with self._lock:
+                self._waiting[name] = True
             try:
                 chunk = os.read(fd, CHUNK)
             except OSError:
                 chunk = b""
+            with self._lock:
+                self._waiting[name] = False
             if not chunk:
                 break
             start = 0
@@ -339,13 +348,39 @@ class WireSession:
                 self._lock.wait(left)
         return True
 
+    def _unread(self, name: str) -> int:
+        """Bytes written to the pipe that its reader has not taken yet (0 once it is closed)."""
+        pipe = self.proc.stdout if name == "stdout" else self.proc.stderr
+        try:
+            return struct.unpack("i", fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
+        except (OSError, ValueError, AttributeError):
+            return 0
+
+    def settle(self, timeout: float = 2.0, *, quiet: float = 0.05) -> bool:
+        """Wait until every line the server has written so far has been read: both pipes empty, both readers
+        back in ``read``, and no new line for ``quiet`` seconds. A line's time is when it was read, not written,
+        so a probe that splits stderr at a moment (before and after a signal) settles first. False on timeout."""
+        deadline = time.monotonic() + timeout
+        seen = None
+        while time.monotonic() < deadline:
+            with self._lock:
+                idle = all(self._eof[n] or (self._waiting[n] and self._unread(n) == 0) for n in ("stdout", "stderr"))
+                count = (len(self._out.lines), len(self._err.lines))
+            if idle and count == seen:
+                return True
+            seen = count if idle else None
+            time.sleep(quiet)
+        return False
+
     def transcript(self, *, limit: int = 60) -> list[str]:
         """The last lines sent and received as ``>>>``/``<<<`` rows in time order, then the last stderr lines as
         ``err`` rows. stderr is a separate pipe whose lines race the protocol's, so it is not interleaved: the
-        same exchange gives the same transcript every time. Once the process has exited, its pipes are read to
-        their end first."""
+        same exchange gives the same transcript every time. Its pipes are read to their end first (once the process
+        has exited) or until they settle (while it runs)."""
         if self.proc.poll() is not None:
             self.wait_eof(1.0)
+        else:
+            self.settle(1.0)
         with self._lock:
             protocol = sorted([*self._sent, *self._out.lines], key=lambda ln: ln.at)[-limit:]
             err = list(self._err.lines)[-max(limit // 3, 1):]

@@ -42,7 +42,8 @@ def safe_tool_failure(target: Target) -> Finding:
     tool = failing_tool(callable_tools(target, listed))
     if tool is None:
         return not_applicable("no callable tool fails on purpose (a tool named like fail_*, *_error, crash...)")
-    stderr_before = len(session.stderr_lines)
+    session.settle()
+    stderr_before = len(session.stderr_lines)  # the lines of the handshake are not the failure's
     try:
         response = call(session, "hb-crash", tool["name"], {}, timeout=target.timeout)
     except WireTimeout as exc:
