@@ -20,7 +20,8 @@ from mcp_handbook.model import Corpus, Gate, Location, Rule
 from mcp_handbook.probes.registry import Probe
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
-REFERENCE = [sys.executable, "-m", "reference_server", "--test-tools", "--page-size", "4"]  # pages, as in proofs
+REFERENCE = [sys.executable, "-m", "reference_server", "--workspace", "{workspace}", "--test-tools", "--page-size", "4"]
+"""Pages, as in proofs; serves the fresh folder each probe starts it in, named by {workspace} so the auditor knows."""
 CORE_RULES = ("TRN-001", "TRN-002", "SEC-001")
 """The walking skeleton's rules: stable ids whose probes are fast, used to keep hostile audits short."""
 

@@ -19,7 +19,7 @@ from audit_helpers import CORE_RULES, Run, hostile, run_cli, still_running
 
 pytestmark = pytest.mark.slow  # hostile servers, each audited to its deadline
 
-QUICK = ("--wait", "1", "--probe-timeout", "8", "--timeout", "30", *(a for r in CORE_RULES for a in ("--rule", r)))
+QUICK = ("--wait", "1", "--probe-timeout", "8", "--timeout", "30", "--root", ".", *(a for r in CORE_RULES for a in ("--rule", r)))
 
 CASES = {
     "banner": ((), "TRN-001 FAIL (high, spec violation: universal, spec-must): 1 of"),

@@ -160,7 +160,7 @@ def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, smoke_t
         argv = [sys.executable, "-m", "reference_server", "--workspace", str(workspace), "--test-tools",
                 "--page-size", str(PAGE_SIZE), *seam_args]
         env = {**minimal_env(home=workspace, HB_CANARY=canary, API_TOKEN=canary), "PYTHONPATH": str(parent / "srv")}
-        target = Target(argv=argv, workspace=workspace, env=env, canary=canary, timeout=timeout)
+        target = Target(argv=argv, workspace=workspace, env=env, canary=canary, timeout=timeout, root=workspace)
         try:
             finding = probe.run(target)
             if smoke_tool is not None:

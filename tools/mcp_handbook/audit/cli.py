@@ -70,7 +70,13 @@ def _options(args: argparse.Namespace, corpus: Corpus) -> AuditOptions:
     if unknown:
         raise UsageError(f"--rule {', '.join(unknown)}: no automated rule with that id")
     allow = None if args.allow_all_tool_calls else frozenset(args.allow_tool_calls or ())
+    if args.no_tool_calls and (args.allow_all_tool_calls or args.allow_tool_calls):
+        raise UsageError("--no-tool-calls: cannot be combined with --allow-tool-calls or --allow-all-tool-calls")
+    for root in args.server_roots or ():
+        if os.path.isabs(root) and not os.path.isdir(root):
+            raise UsageError(f"--root {root}: no such folder")
     return AuditOptions(
+        roots=tuple(args.server_roots or ()), tool_calls=not args.no_tool_calls,
         timeout=args.timeout, probe_timeout=args.probe_timeout, wait=args.wait, jobs=args.jobs,
         allow_tool_calls=allow, rules=frozenset(args.rule) if args.rule else None, gate=args.gate,
     )
@@ -131,6 +137,14 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
         help="tools that are not annotated readOnlyHint: true but may be called with adversarial arguments",
     )
     p.add_argument("--allow-all-tool-calls", action="store_true", help="call any tool (only for a server you own, in a sandbox)")
+    p.add_argument("--no-tool-calls", action="store_true",
+                   help="call no tool at all, not even read-only ones (tool annotations are the server's own claims)")
+    p.add_argument(
+        "--root", dest="server_roots", action="append", metavar="DIR",
+        help="a folder the server serves (repeatable; a relative DIR is inside the fresh folder each probe starts the "
+             "server in). Or write {workspace} in the server's command where it takes its folder. Without either, "
+             "probes that need the root are N/A, not checked. Probes create and remove test files inside it",
+    )
     p.add_argument("--rule", action="append", metavar="ID", help="check only this automated rule (repeatable)")
     p.add_argument("--gate", choices=PROFILES, default=DEFAULTS.gate,
                    help="exit 1 only when a HIGH rule of this profile fails: spec, baseline (spec plus security; default) or full")

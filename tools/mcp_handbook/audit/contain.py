@@ -40,8 +40,10 @@ def verdict(run: ProbeFn, target: AuditTarget) -> Finding:
         return failed("probe_error", f"the probe returned {type(finding).__name__}, not a finding")
     if target.guard.blocked:
         names = ", ".join(sorted(set(target.guard.blocked)))
+        why = ("the audit ran with --no-tool-calls" if not target.guard.calls
+               else "not read-only; name them with --allow-tool-calls")
         return not_applicable(
-            f"not fully checked: the auditor blocked calls to {names} (not read-only; name them with --allow-tool-calls)",
+            f"not fully checked: the auditor blocked calls to {names} ({why})",
             f"the probe, without those calls, said {finding.status}: {finding.summary}", *finding.evidence,
         )
     return finding

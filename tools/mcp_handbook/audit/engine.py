@@ -15,13 +15,13 @@ import shutil
 import tempfile
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..model import Corpus, Rule
 from ..probes.registry import Probe
-from ..probes.support import Finding, not_applicable
+from ..probes.support import Finding, failed, not_applicable
 from .applies import does_not_apply
 from .contain import Contained
 from .guard import ToolCallGuard
@@ -46,6 +46,11 @@ def resolve_command(command: Sequence[str]) -> tuple[list[str], Path | None]:
     return [str(path), *command[1:]], path.parent
 
 
+WORKSPACE = "{workspace}"
+"""Written in the server's command where it takes its folder: each probe's fresh workspace is put there, and the
+auditor then knows the root the server serves."""
+
+
 @dataclass(slots=True)
 class _Targets:
     """Makes one fresh workspace and target per probe, all under one temporary folder."""
@@ -54,7 +59,17 @@ class _Targets:
     argv: list[str]
     program_dir: Path | None
     canary: str
+    served: tuple[str, ...] = ()
+    """``--root`` folders, as given."""
     made: list[AuditTarget] = field(default_factory=list)
+
+    def served_root(self, workspace: Path) -> Path | None:
+        """The folder the server serves: the workspace when the command names it, else the first ``--root``."""
+        if any(WORKSPACE in arg for arg in self.argv[1:]):
+            return workspace
+        if self.served:
+            return Path(os.path.normpath(workspace / self.served[0]))  # an absolute one replaces the workspace
+        return None
 
     def kill_all(self) -> None:
         """The last resort on an interrupted audit: no server may outlive the auditor."""
@@ -67,9 +82,10 @@ class _Targets:
         workspace.mkdir(parents=True)
         tmp.mkdir()
         env = audit_env(workspace, self.canary, program_dir=self.program_dir, tmp=tmp)
+        argv = [self.argv[0], *(arg.replace(WORKSPACE, str(workspace)) for arg in self.argv[1:])]
         target = AuditTarget(
-            argv=self.argv, workspace=workspace, env=env, canary=self.canary, allow_tool_calls=allow,
-            timeout=wait, guard=replace(guard, blocked=[]),
+            argv=argv, workspace=workspace, env=env, canary=self.canary, allow_tool_calls=allow,
+            timeout=wait, guard=replace(guard, blocked=[]), root=self.served_root(workspace),
         )
         self.made.append(target)
         return target
@@ -153,12 +169,14 @@ def run_audit(
     deadline = started + options.timeout
     # an abandoned probe or an escaped grandchild may still hold a file in there: never fail on cleanup
     with tempfile.TemporaryDirectory(prefix="hb-audit-", ignore_cleanup_errors=True) as tmp:
-        targets = _Targets(Path(tmp), argv, program_dir, f"hb-canary-{secrets.token_hex(8)}")
+        targets = _Targets(Path(tmp), argv, program_dir, f"hb-canary-{secrets.token_hex(8)}", options.roots)
         try:
             facts, pre = _preflight(targets, options, deadline)
             plan = _plan(corpus, options)
             elsewhere = {r.id: why for rules in plan.values() for r in rules if (why := does_not_apply(r, facts))}
             runnable = {name: rules for name, rules in plan.items() if any(r.id not in elsewhere for r in rules)}
+            if not facts.answered:  # every probe would meet the same wall and wait on it again: report it once
+                runnable = {}
             jobs = _jobs(options)
             queue, verdicts = _queue(runnable, probes, targets, facts, options, jobs=jobs)
             runs = _schedule(queue, jobs=jobs, deadline=deadline, budget=options.timeout)
@@ -167,9 +185,11 @@ def run_audit(
             raise
         for run in queue:
             verdicts[run.name] = not_applicable(f"not run: the audit's {options.timeout:g} s time budget ran out first")
+        if not facts.answered:
+            verdicts = {name: _from_preflight(name, facts) for name in plan}
         canary = [f"{name}: {seen}" for name, run in [("preflight", pre), *runs.items()] for seen in run.target.canary_sightings()]
         for name, run in runs.items():
-            verdicts[name] = _with_canary(run.finding(), name, canary)
+            verdicts[name] = _masked(_with_canary(run.finding(), name, canary), targets.canary)
         findings = tuple(
             RuleFinding(rule, name, not_applicable(elsewhere[rule.id]), 0.0, na=DOES_NOT_APPLY) if rule.id in elsewhere
             else RuleFinding(rule, name, verdicts[name], runs[name].seconds if name in runs else 0.0,
@@ -184,7 +204,8 @@ def _queue(
     options: AuditOptions, *, jobs: int,
 ) -> tuple[deque[Contained], dict[str, Finding]]:
     """One contained run per probe, each with its own target; a probe this toolchain lacks is N/A at once."""
-    guard = ToolCallGuard.for_tools(facts.tools, allow=options.allow_tool_calls, listed=facts.tools_listed)
+    guard = ToolCallGuard.for_tools(facts.tools, allow=options.allow_tool_calls, listed=facts.tools_listed,
+                                    calls=options.tool_calls)
     wait = _probe_wait(facts, options, jobs)
     limit = max(options.probe_timeout, 4 * wait)
     queue: deque[Contained] = deque()
@@ -193,6 +214,9 @@ def _queue(
         probe = probes.get(name)
         if probe is None:
             verdicts[name] = not_applicable(f"not run: the probe {name!r} is not in this toolchain")
+            continue
+        if probe.calls_tools and not options.tool_calls:
+            verdicts[name] = not_applicable("not checked: the probe calls tools, and the audit ran with --no-tool-calls")
             continue
         target = targets.make(name, wait=wait, guard=guard, allow=options.allow_tool_calls)
         queue.append(Contained(name, probe.run, target, limit=limit))
@@ -205,3 +229,30 @@ def _with_canary(finding: Finding, name: str, sightings: list[str]) -> Finding:
     if not own:
         return finding
     return replace(finding, evidence=(*finding.evidence, *(f"canary secret seen in {s}" for s in own[:3])))
+
+
+def _masked(finding: Finding, canary: str) -> Finding:
+    """The finding with the canary secret replaced wherever a probe quoted it: no worksheet or console shows it."""
+    def hide(text: str) -> str:
+        return text.replace(canary, "<CANARY>")
+    return replace(finding, summary=hide(finding.summary), evidence=tuple(hide(e) for e in finding.evidence))
+
+
+def _framing_seen(facts: ServerFacts) -> Finding | None:
+    if not facts.stdout_garbage:
+        return None
+    return failed("non_jsonrpc_stdout", f"before any answer the server wrote stdout line(s) that are not JSON-RPC "
+                  f"messages: {facts.problem}", *facts.stdout_garbage)
+
+
+PREFLIGHT_VERDICTS: dict[str, Callable[[ServerFacts], Finding | None]] = {
+    "stdout_jsonrpc_only": _framing_seen,
+}
+"""Probes whose verdict the preflight already saw when the server could not be met: a table of plain functions,
+each a Finding or None (nothing to say)."""
+
+
+def _from_preflight(name: str, facts: ServerFacts) -> Finding:
+    """A server that never completed the handshake: what the preflight saw decides, else not checked."""
+    judge = PREFLIGHT_VERDICTS.get(name)
+    return (judge(facts) if judge else None) or not_applicable(f"not checked: {facts.describe()}")

@@ -22,8 +22,8 @@ from typing import Any
 class BlockedToolCall(Exception):
     """A probe tried to call a tool the auditor may not call; the frame was not sent."""
 
-    def __init__(self, tool: str) -> None:
-        super().__init__(f"blocked a call to {tool!r}: not annotated readOnlyHint: true and not named with --allow-tool-calls")
+    def __init__(self, tool: str, why: str = "not annotated readOnlyHint: true and not named with --allow-tool-calls") -> None:
+        super().__init__(f"blocked a call to {tool!r}: {why}")
         self.tool = tool
 
 
@@ -57,12 +57,17 @@ class ToolCallGuard:
     """The preflight saw the tool list; when false, unknown names are not called either."""
     blocked: list[str] = field(default_factory=list)
     """Every tool name a probe tried to call and was refused, in order."""
+    calls: bool = True
+    """False (``--no-tool-calls``): no ``tools/call`` frame is written at all, whatever the tool."""
 
     @classmethod
-    def for_tools(cls, tools: Iterable[dict[str, Any]], *, allow: frozenset[str] | None, listed: bool = True) -> ToolCallGuard:
-        return cls(allow=allow, known=listed_tools([{"result": {"tools": list(tools)}}]), listed=listed)
+    def for_tools(cls, tools: Iterable[dict[str, Any]], *, allow: frozenset[str] | None, listed: bool = True,
+                  calls: bool = True) -> ToolCallGuard:
+        return cls(allow=allow, known=listed_tools([{"result": {"tools": list(tools)}}]), listed=listed, calls=calls)
 
     def permits(self, name: str, seen: Mapping[str, bool]) -> bool:
+        if not self.calls:
+            return False
         if self.allow is None or name in self.allow:
             return True
         flags = [where[name] for where in (self.known, seen) if name in where]
@@ -75,6 +80,9 @@ class ToolCallGuard:
 
         ``seen`` is what the session's own ``tools/list`` answers said.
         """
+        if b"tools/call" in data and not self.calls:
+            self.blocked.append("(any tool)")
+            raise BlockedToolCall("(any tool)", "the audit runs with --no-tool-calls")
         if self.allow is None or b"tools/call" not in data:
             return
         for line in data.split(b"\n"):

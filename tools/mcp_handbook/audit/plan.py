@@ -32,6 +32,11 @@ class AuditOptions:
     """Tools that are not read-only but may be called with adversarial arguments; None means every tool."""
     rules: frozenset[str] | None = None
     """Only these rule ids (None: every automated rule)."""
+    roots: tuple[str, ...] = ()
+    """The folders the server serves (``--root``); a relative one is resolved in the server's working directory,
+    the fresh workspace each probe gets. Empty, and no ``{workspace}`` in the command: the root is unknown."""
+    tool_calls: bool = True
+    """False (``--no-tool-calls``): no probe calls any tool, read-only or not."""
     gate: str = "baseline"
     """The review profile whose HIGH failures set exit 1: ``spec``, ``baseline`` or ``full``."""
 
@@ -79,5 +84,6 @@ class AuditResult:
 
     @property
     def exit_code(self) -> int:
-        """1 when a HIGH rule of the gate's profile failed (the same gate as ``mcp-handbook report``), else 0."""
-        return 1 if self.gating() else 0
+        """1 when a HIGH rule of the gate's profile failed (the same gate as ``mcp-handbook report``), or when the
+        server could not be audited at all (it never completed the handshake); else 0."""
+        return 1 if self.gating() or not self.facts.answered else 0

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..probes.support import Finding, Target, WireTimeout, compact, failed, list_tools, passed
+from ..probes.support import Finding, Target, WireTimeout, compact, failed, is_jsonrpc_message, list_tools, passed
 from ..wire import MAX_LINE_BYTES, WireSession
 
 FLOOD_LINES = 1000
@@ -38,6 +38,9 @@ class ServerFacts:
     """``tools/list`` handed out a ``nextCursor`` (the server pages its lists)."""
     problem: str = ""
     """What went wrong, in one sentence, when the handshake did not complete."""
+    stdout_garbage: list[str] = field(default_factory=list)
+    """The first stdout lines that were not JSON-RPC messages (a banner, a log line, a pretty-printed answer)."""
+    stdout_lines: int = 0
 
     def describe(self) -> str:
         if not self.answered:
@@ -68,6 +71,12 @@ def _what_happened(session: WireSession, exc: Exception) -> str:
     return f"no answer ({exc})"
 
 
+def _note_stdout(facts: ServerFacts, session: WireSession) -> None:
+    lines = session.stdout
+    facts.stdout_lines = len(lines)
+    facts.stdout_garbage = [f"<<< {m.line.text[:200]}" for m in lines if not is_jsonrpc_message(m.value)][:5]
+
+
 def handshake(facts: ServerFacts, target: Target) -> Finding:
     """The preflight as a probe: initialize, then tools/list; record what was seen in ``facts``."""
     session = target.start()
@@ -76,6 +85,7 @@ def handshake(facts: ServerFacts, target: Target) -> Finding:
         response = session.initialize(timeout=target.timeout)
     except WireTimeout as exc:
         facts.problem = _what_happened(session, exc)
+        _note_stdout(facts, session)
         return failed("no_answer", facts.problem, *session.transcript(limit=8))
     facts.startup = time.monotonic() - began
     result = response.get("result")

@@ -19,6 +19,9 @@ from .plan import NOT_CHECKED, AuditResult, RuleFinding
 STATUS_WORDS = {"PASS": "Pass", "FAIL": "Fail", "N/A": "N/A"}
 """Probe verdicts as a reviewer writes them in the worksheet (``export.STATUSES``)."""
 MAX_ROWS, MAX_ROW_CHARS, MAX_CHARS = 12, 300, 3000
+"""Evidence in a table cell (md, csv, xlsx): what a reviewer reads in a row."""
+LIMITS = {"json": (400, 2000, 200_000)}
+"""Evidence in JSON is read by programs: every row a probe gave (bounded still: a hostile server wrote it)."""
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
@@ -32,12 +35,13 @@ def clean(text: str) -> str:
     return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else "\ufffd", text)
 
 
-def evidence_text(finding: Finding) -> str:
-    rows = [finding.summary, *(row[:MAX_ROW_CHARS] + (" …" if len(row) > MAX_ROW_CHARS else "") for row in finding.evidence[:MAX_ROWS])]
-    if len(finding.evidence) > MAX_ROWS:
-        rows.append(f"… {len(finding.evidence) - MAX_ROWS} more row(s)")
+def evidence_text(finding: Finding, fmt: str = "md") -> str:
+    max_rows, max_row, max_chars = LIMITS.get(fmt, (MAX_ROWS, MAX_ROW_CHARS, MAX_CHARS))
+    rows = [finding.summary, *(row[:max_row] + (" …" if len(row) > max_row else "") for row in finding.evidence[:max_rows])]
+    if len(finding.evidence) > max_rows:
+        rows.append(f"… {len(finding.evidence) - max_rows} more row(s)")
     text = clean("\n".join(rows))
-    return text if len(text) <= MAX_CHARS else text[:MAX_CHARS] + " …"
+    return text if len(text) <= max_chars else text[:max_chars] + " …"
 
 
 def _note(found: RuleFinding, result: AuditResult) -> str:
@@ -46,15 +50,15 @@ def _note(found: RuleFinding, result: AuditResult) -> str:
     return clean(f"mcp-handbook audit: probe {found.probe} ({found.seconds:.1f} s) against {command}")
 
 
-def audit_rows(corpus: Corpus, result: AuditResult) -> list[dict[str, str]]:
+def audit_rows(corpus: Corpus, result: AuditResult, fmt: str = "md") -> list[dict[str, str]]:
     """Every rule of the corpus; the automated ones the audit checked carry status, evidence and a note."""
     by_id = {f.rule.id: f for f in result.findings}
     rows = worksheet_rows(corpus.rules)
     for row in rows:
         found = by_id.get(row["id"])
         if found is not None:
-            evidence = evidence_text(found.finding)
-            if found.na == NOT_CHECKED:
+            evidence = evidence_text(found.finding, fmt)
+            if found.na == NOT_CHECKED and not evidence.startswith("not checked"):
                 evidence = f"not checked: {evidence}"
             row.update(status=STATUS_WORDS[found.finding.status], evidence=evidence, notes=_note(found, result))
     return rows
@@ -62,4 +66,4 @@ def audit_rows(corpus: Corpus, result: AuditResult) -> list[dict[str, str]]:
 
 def write_audit_worksheet(corpus: Corpus, result: AuditResult, *, fmt: str, path: Path) -> None:
     """Atomic, like every export: an audit that fails to write leaves no half-written file."""
-    write_worksheet(audit_rows(corpus, result), stamp_for(corpus), fmt=fmt, path=path)
+    write_worksheet(audit_rows(corpus, result, fmt), stamp_for(corpus), fmt=fmt, path=path)

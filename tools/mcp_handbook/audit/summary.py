@@ -10,8 +10,19 @@ import shlex
 from pathlib import Path
 
 from ..fields import FINDING_KIND, SEVERITIES
-from .plan import DOES_NOT_APPLY, AuditResult
+from .plan import DOES_NOT_APPLY, AuditOptions, AuditResult
 from .sheet import clean
+
+
+def tool_calls_line(options: AuditOptions) -> str:
+    """Which tools the probes could call, and on whose word."""
+    if not options.tool_calls:
+        return "none (--no-tool-calls): rules whose probes call tools are not checked"
+    if options.allow_tool_calls is None:
+        return "every tool (--allow-all-tool-calls), with adversarial arguments"
+    named = f", plus {', '.join(sorted(options.allow_tool_calls))} (--allow-tool-calls)" if options.allow_tool_calls else ""
+    return ("tools annotated readOnlyHint: true" + named + "; annotations are the server's own claim, "
+            "not checked: audit a server you do not trust in a sandbox")
 
 
 def summary_lines(result: AuditResult, *, worksheet: Path, fmt: str, manual: int) -> list[str]:
@@ -20,10 +31,13 @@ def summary_lines(result: AuditResult, *, worksheet: Path, fmt: str, manual: int
     lines = [
         f"audit of {shlex.join(result.command)}: {checked} automated rule(s) in {result.seconds:.1f} s",
         f"  server: {clean(result.facts.describe())}",
+        f"  tool calls: {tool_calls_line(result.options)}",
     ]
+    if not result.facts.answered:
+        lines.insert(0, f"NOT AUDITED: {clean(result.facts.describe())}; every rule is N/A, not checked")
     unchecked = result.not_checked()
     unchecked_security = [f for f in unchecked if f.rule.basis == "security"]
-    if unchecked_security:
+    if unchecked_security and result.facts.answered:
         ids = ", ".join(f.rule.id for f in unchecked_security)
         lines.insert(0, f"NOT CHECKED: {len(unchecked_security)} security rule(s) could not be checked and are not known to be safe: {ids}")
     elsewhere = sum(1 for f in result.findings if f.na == DOES_NOT_APPLY)
@@ -44,5 +58,7 @@ def summary_lines(result: AuditResult, *, worksheet: Path, fmt: str, manual: int
     gating = len(result.gating())
     other = sum(1 for f in result.failures() if f.rule.severity == "high") - gating
     verdict = f"{gating} HIGH rule(s) of the {gate} profile failed: exit 1" if gating else f"no HIGH rule of the {gate} profile failed: exit 0"
+    if not result.facts.answered:
+        verdict = "the server could not be audited (no rule was checked): exit 1"
     lines.append(verdict + (f" ({other} other HIGH failure(s) are recommendations outside the profile)" if other else ""))
     return lines

@@ -14,8 +14,9 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from ..probes.support import Target
+from ..probes.support import Target, mask
 from ..wire import WireSession
 from .guard import ToolCallGuard, listed_tools
 
@@ -63,6 +64,9 @@ class AuditTarget(Target):
     closed: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def may_call(self, tool: dict[str, Any]) -> bool:
+        return self.guard.calls and Target.may_call(self, tool)
+
     def start(self, *, pass_fds: Iterable[int] = (), extra_env: dict[str, str] | None = None) -> WireSession:
         env = {**self.env, **(extra_env or {})}
         with self.lock:  # held across the spawn, so kill() never misses a session being started
@@ -106,5 +110,5 @@ class AuditTarget(Target):
                 at = text.find(self.canary)
                 if at >= 0:
                     excerpt = text[max(0, at - 80): at + len(self.canary) + 40]
-                    seen.append(f"{stream} of server process {number}: …{excerpt}…")
+                    seen.append(f"{stream} of server process {number}: …{mask(excerpt, self)}…")
         return seen

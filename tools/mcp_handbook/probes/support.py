@@ -66,6 +66,10 @@ def not_applicable(summary: str, *evidence: str) -> Finding:
     return Finding("N/A", summary, tuple(evidence))
 
 
+ROOT_UNKNOWN = ("not checked: root unknown (the folder the server serves was not given: audit with --root DIR, or "
+                "put {workspace} in the server's command where it takes its folder)")
+
+
 class ProbeAbort(Exception):
     """Raised anywhere inside a probe to return ``finding`` at once."""
 
@@ -92,6 +96,10 @@ class Target:
     plus these names (the auditor, against someone else's server)."""
     timeout: float = 5.0
     """Seconds any single wait may take."""
+    root: Path | None = None
+    """The folder the server serves (where it resolves a relative path argument), when the caller knows it: the
+    verifier starts the reference server on the workspace; the auditor knows it only when told (``--root``, or
+    ``{workspace}`` in the server's command). None: unknown, and a probe that needs it says so (:func:`served_root`)."""
     sessions: list[WireSession] = field(default_factory=list)
     listing: list[dict[str, Any]] | Finding | None = None
     """The tools this target listed (or the finding that says why it could not), kept for the next probe."""
@@ -358,6 +366,13 @@ def callable_tools(target: Target, tools: list[dict[str, Any]]) -> list[dict[str
 
 # -- the workspace -------------------------------------------------------------------------------------------
 
+def served_root(target: Target) -> Path:
+    """The folder the server serves; a probe that cannot judge without it is N/A, not checked (never a guess)."""
+    if target.root is None:
+        raise ProbeAbort(not_applicable(ROOT_UNKNOWN))
+    return target.root
+
+
 @contextlib.contextmanager
 def planted_fifo(workspace: Path) -> Iterator[str]:
     """A FIFO in the workspace for the duration of the block, yielding its name; afterwards any reader still
@@ -380,9 +395,9 @@ def planted_fifo(workspace: Path) -> Iterator[str]:
 
 __all__ = [
     "ARGS_PARAMS", "DELAY_WORDS", "Finding", "GENERIC_REASONS", "KNOWN_REVISIONS", "LATEST_LEGACY", "MODERN_REVISION",
-    "Message", "PATH_PARAMS", "PROGRAM_PARAMS", "ProbeAbort", "Status", "Target", "WireSession", "WireTimeout", "ask",
+    "Message", "PATH_PARAMS", "PROGRAM_PARAMS", "ProbeAbort", "ROOT_UNKNOWN", "Status", "Target", "WireSession", "WireTimeout", "ask",
     "call_tool", "callable_tools", "compact", "error_code", "failed", "fill_arguments", "fill_value", "handshake",
     "is_error_result", "is_jsonrpc_message", "mask", "send_request", "show", "silence_reason", "list_tools", "not_applicable", "passed", "planted_fifo", "properties", "refused",
-    "responses", "result_text", "schema_type", "session_with_tools", "string_params", "text_blocks", "tool_name",
+    "responses", "result_text", "schema_type", "served_root", "session_with_tools", "string_params", "text_blocks", "tool_name",
     "tools_of",
 ]

@@ -12,32 +12,72 @@ from __future__ import annotations
 
 import os
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..registry import probe
 from ..support import (
-    PATH_PARAMS, Finding, Target, WireTimeout, call_tool, compact, failed, fill_arguments, not_applicable, passed,
-    refused, result_text, session_with_tools, string_params,
+    PATH_PARAMS, Finding, Target, WireSession, WireTimeout, call_tool, compact, failed, fill_arguments, not_applicable, passed,
+    refused, result_text, served_root, session_with_tools, string_params,
 )
 
-_INSIDE_PATHS = ("inside.txt", "inside_dir")
-"""Paths inside the workspace the probe creates: a file for file tools, a folder for folder tools."""
+@dataclass(slots=True)
+class _Layout:
+    """What the attacks aim at, laid out around the served root, and how to take it away again."""
+
+    marker: str
+    inside: tuple[str, str]
+    """A file and a folder inside the root, relative to it: file tools must still be served these."""
+    attacks: list[tuple[str, bool]]
+    """(path as sent, must it be refused?)"""
+    made: list[Path]
+    """What was created inside the root, removed afterwards (the root may be the user's own folder)."""
+
+    def remove(self) -> None:
+        for path in reversed(self.made):
+            try:
+                path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
+            except OSError:
+                pass
 
 
-def _lay_out(workspace: Path) -> dict[str, str]:
-    """Create the files the attacks aim at; return the marker each holds."""
+def _lay_out(root: Path, scratch: Path) -> _Layout:
+    """Plant a marker outside the root (in ``scratch``, a folder of the probe's own) and a file, a folder and an
+    escaping symlink inside it. When the root is the probe's own workspace the names are plain; in a folder the
+    auditor was pointed at, they are unique and removed afterwards."""
+    own = root.parent == scratch
     marker = f"hb-outside-{secrets.token_hex(6)}"
-    sibling = workspace.parent / f"{workspace.name}-evil"
+    tag = "" if own else f"hb-audit-{secrets.token_hex(4)}-"
+    sibling = scratch / (f"{root.name}-evil" if own else "hb-evil")
     sibling.mkdir(exist_ok=True)
     (sibling / "secret.txt").write_text(marker + "\n")
-    (workspace.parent / "outside.txt").write_text(marker + "\n")
-    link = workspace / "link_out"
-    if not link.exists():
+    outside = scratch / "outside.txt"
+    outside.write_text(marker + "\n")
+    inside_file, inside_dir, link = root / f"{tag}inside.txt", root / f"{tag}inside_dir", root / f"{tag}link_out"
+    made: list[Path] = []
+    if not link.is_symlink():
         os.symlink(sibling, link)
-    (workspace / "inside.txt").write_text("hb-inside-ok\n")
-    (workspace / "inside_dir").mkdir(exist_ok=True)
-    (workspace / "inside_dir" / "note.txt").write_text("hb-inside-ok\n")
-    return {"marker": marker, "sibling": sibling.name, "outside": str(workspace.parent / "outside.txt")}
+        made.append(link)
+    inside_file.write_text("hb-inside-ok\n")
+    made.append(inside_file)
+    inside_dir.mkdir(exist_ok=True)
+    made.append(inside_dir)
+    (inside_dir / "note.txt").write_text("hb-inside-ok\n")
+    made.append(inside_dir / "note.txt")
+    to_secret = os.path.relpath(sibling / "secret.txt", root)
+    # Percent-escapes are literal names inside the root: serving "no such file" is fine, serving the marker is not.
+    attacks = [
+        (to_secret, True),
+        (os.path.relpath(sibling, root), True),
+        (str(outside), True),
+        (f"{link.name}/secret.txt", True),
+        (to_secret.replace("/", "%2F"), False),
+        (f"{inside_file.name}\x00{os.path.relpath(outside, root)}", True),
+        ("../" * 12 + "etc/passwd", True),
+        ("a/" * 2100 + "x", True),
+    ]
+    return _Layout(marker, (inside_file.name, inside_dir.name), attacks, made)
 
 
 @probe("path_containment", "paths outside the workspace are refused", calls_tools=True, reasons={
@@ -47,24 +87,24 @@ def _lay_out(workspace: Path) -> dict[str, str]:
 })
 def path_containment(target: Target) -> Finding:
     """Call each path-taking tool with escape attempts; none may be served, an inside path must be."""
-    layout = _lay_out(target.workspace)
-    sib = layout["sibling"]
-    # (path, must it be refused?) Percent-escapes are literal names inside the
-    # workspace: serving "no such file" is fine, serving the outside file is not.
-    attacks = [
-        (f"../{sib}/secret.txt", True),
-        (f"../{sib}", True),
-        (layout["outside"], True),
-        ("link_out/secret.txt", True),
-        (f"..%2F{sib}%2Fsecret.txt", False),
-        ("inside.txt\x00../outside.txt", True),
-        ("../" * 12 + "etc/passwd", True),
-        ("a/" * 2100 + "x", True),
-    ]
     session, _, tools = session_with_tools(target)
     candidates = [(t, p) for t in tools if target.may_call(t) for p in string_params(t, PATH_PARAMS)][:3]
     if not candidates:
         return not_applicable("no callable tool takes a path argument (path, file, filename, ...)")
+    root = served_root(target)
+    scratch = target.workspace.parent if root == target.workspace else target.workspace
+    if scratch.resolve().is_relative_to(root.resolve()):
+        return not_applicable(f"not checked: the probe's scratch folder {scratch} lies inside the served root {root}, "
+                              "so no file outside the root can be planted")
+    layout = _lay_out(root, scratch)
+    try:
+        return _attack(target, session, candidates, layout)
+    finally:
+        layout.remove()
+
+
+def _attack(target: Target, session: WireSession, candidates: list[tuple[dict[str, Any], str]], layout: _Layout) -> Finding:
+    attacks = layout.attacks
     evidence: list[str] = []
     served: list[str] = []
     unanswered: list[str] = []
@@ -79,12 +119,12 @@ def path_containment(target: Target) -> Finding:
             shown = (f"{name}({param}={attack[:60]!r}) -> {'refused' if refused(response) else 'SERVED'}: "
                      f"{compact(response, 160)}")
             evidence.append(shown)
-            if layout["marker"] in result_text(response) or (must_refuse and not refused(response)):
+            if layout.marker in result_text(response) or (must_refuse and not refused(response)):
                 served.append(shown)
         if served:  # an escape outweighs whatever the inside paths would show: only the other tools' attacks matter now
             continue
         inside = []
-        for benign in _INSIDE_PATHS:
+        for benign in layout.inside:
             try:
                 response = call_tool(session, name, fill_arguments(tool, **{param: benign}), timeout=target.timeout)
             except WireTimeout as exc:  # silence on an ordinary path is not what containment judges

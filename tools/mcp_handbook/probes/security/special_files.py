@@ -13,7 +13,7 @@ from typing import Any
 
 from ..registry import probe
 from ..support import (
-    PATH_PARAMS, compact, failed, fill_arguments, Finding, not_applicable, passed, planted_fifo, session_with_tools,
+    PATH_PARAMS, compact, failed, fill_arguments, Finding, not_applicable, passed, planted_fifo, served_root, session_with_tools,
     show, string_params, Target, WireTimeout,
 )
 from ._common import pipeline
@@ -32,7 +32,8 @@ def special_files_refused(target: Target) -> Finding:
     candidates = [(t, p) for t in tools if target.may_call(t) for p in string_params(t, PATH_PARAMS)][:6]
     if not candidates:
         return not_applicable("no callable tool takes a path argument (path, file, filename, ...)")
-    with planted_fifo(target.workspace) as fifo_name:
+    root = served_root(target)  # a FIFO planted where the server never looks would prove nothing
+    with planted_fifo(root) as fifo_name:
         calls = [(t["name"], fill_arguments(t, **{p: fifo_name})) for t, p in candidates]
         # each tool once more with ordinary arguments: the FIFO merely present (in a listing, a walk)
         calls += [(t["name"], fill_arguments(t)) for t in {id(t): t for t, _ in candidates}.values()]

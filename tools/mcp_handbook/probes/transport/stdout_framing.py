@@ -24,6 +24,7 @@ def stdout_jsonrpc_only(target: Target) -> Finding:
         list_tools(session, timeout=target.timeout)
         session.request("probe/no_such_method", {}, timeout=target.timeout)
         session.send_raw(b'{"jsonrpc": "2.0", "id": "broken", \n')
+        session.settle(target.timeout)  # its answer (if any) is read before the next frame is sent: one transcript
         session.request("ping", timeout=target.timeout)
     except WireTimeout as exc:
         silent = silence_reason(session)

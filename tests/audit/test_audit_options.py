@@ -1,0 +1,111 @@
+"""What the auditor is told about the server: the folder it serves (``--root``, ``{workspace}``), whether it may
+call tools at all (``--no-tool-calls``); and what it never does: guess a root, print the secret, cut JSON evidence,
+or wait on a server that cannot serve once per probe."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from audit_helpers import HOSTILE, run_cli
+
+from mcp_handbook import load_corpus
+from mcp_handbook.audit import run_audit
+from mcp_handbook.audit.plan import NOT_CHECKED, AuditOptions
+from mcp_handbook.audit.sheet import evidence_text
+from mcp_handbook.probes.support import Finding
+
+QUIRKS = Path(__file__).resolve().parent / "quirks"
+ROOT_ARG = [sys.executable, str(QUIRKS / "root_arg.py")]
+PATH_RULES = frozenset({"SEC-001", "SEC-015"})
+
+
+@pytest.fixture(scope="module")
+def corpus(project_root: Path):
+    return load_corpus(project_root)
+
+
+def _verdicts(result) -> dict[str, tuple[str, str, str]]:
+    return {f.rule.id: (f.finding.status, f.na, f.finding.summary) for f in result.findings}
+
+
+def test_without_the_root_path_rules_are_not_checked_never_guessed(corpus, tmp_path: Path) -> None:
+    served = tmp_path / "served"
+    served.mkdir()
+    result = run_audit(corpus, [*ROOT_ARG, "--dir", str(served)], options=AuditOptions(rules=PATH_RULES, wait=2))
+    for rule_id in PATH_RULES:
+        status, na, summary = _verdicts(result)[rule_id]
+        assert (status, na) == ("N/A", NOT_CHECKED), (rule_id, summary)
+        assert summary.startswith("not checked: root unknown"), summary
+    assert list(served.iterdir()) == []
+
+
+def test_workspace_in_the_command_tells_the_root(corpus) -> None:
+    result = run_audit(corpus, [*ROOT_ARG, "--dir", "{workspace}"], options=AuditOptions(rules=PATH_RULES, wait=2))
+    verdicts = _verdicts(result)
+    assert verdicts["SEC-001"][0] == "PASS", verdicts["SEC-001"]
+    assert verdicts["SEC-015"][0] == "PASS", verdicts["SEC-015"]
+
+
+def test_a_given_root_is_probed_and_left_as_it_was(corpus, tmp_path: Path) -> None:
+    served = tmp_path / "served"
+    served.mkdir()
+    (served / "keep.txt").write_text("the user's own file\n")
+    options = AuditOptions(rules=PATH_RULES, wait=2, roots=(str(served),))
+    result = run_audit(corpus, [*ROOT_ARG, "--dir", str(served)], options=options)
+    assert _verdicts(result)["SEC-001"][0] == "PASS", _verdicts(result)["SEC-001"]
+    assert sorted(p.name for p in served.iterdir()) == ["keep.txt"]  # what the probes planted is gone again
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["served"]  # and nothing was written beside it
+
+
+def test_a_root_the_server_does_not_contain_is_caught(corpus, tmp_path: Path) -> None:
+    """The same server told a different folder than it really serves: the escape attempts aimed at the given root
+    are served from the real one, or its inside paths refused; either way not a PASS."""
+    served = tmp_path / "served"
+    served.mkdir()
+    options = AuditOptions(rules=frozenset({"SEC-001"}), wait=2, roots=(str(served),))
+    result = run_audit(corpus, [*ROOT_ARG, "--dir", "/"], options=options)
+    assert _verdicts(result)["SEC-001"][0] == "FAIL", _verdicts(result)["SEC-001"]
+
+
+def test_no_tool_calls_calls_none(corpus, tmp_path: Path) -> None:
+    tripwire = tmp_path / "tripwire"
+    command = [sys.executable, str(HOSTILE / "tiny.py"), "--tripwire", str(tripwire)]
+    result = run_audit(corpus, command, options=AuditOptions(wait=2, tool_calls=False, rules=frozenset(
+        {"SEC-001", "ERR-005", "TRN-001", "TOOL-005"})))
+    verdicts = _verdicts(result)
+    assert verdicts["SEC-001"][:2] == ("N/A", NOT_CHECKED) and "--no-tool-calls" in verdicts["SEC-001"][2]
+    assert verdicts["TRN-001"][0] == "PASS" and verdicts["TOOL-005"][0] == "PASS"  # what needs no call is still judged
+    assert not tripwire.exists()
+
+
+def test_a_server_that_cannot_serve_is_reported_once_and_quickly(project_root: Path, tmp_path: Path) -> None:
+    """Default settings, every rule: a silent server costs the preflight's wait, not one wait per probe."""
+    out = tmp_path / "audit.json"
+    started = time.monotonic()
+    run = run_cli(project_root, "audit", "-o", str(out), "--", sys.executable, str(HOSTILE / "silent.py"), limit=60)
+    assert time.monotonic() - started < 30, run.text
+    assert run.code == 1, run.text
+    assert run.stdout.startswith("NOT AUDITED: the server did not complete the handshake"), run.stdout
+    assert "could not be audited" in run.stdout
+    rows = [r for r in json.loads(out.read_text())["items"] if r.get("status")]
+    assert rows and all(r["status"] == "N/A" and r["evidence"].startswith("not checked") for r in rows)
+
+
+def test_the_summary_never_prints_the_secret(project_root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "audit.json"
+    run = run_cli(project_root, "audit", "-o", str(out), "--wait", "2", "--rule", "TRN-001", "--rule", "ERR-005", "--",
+                  sys.executable, str(HOSTILE / "leaky.py"), limit=60)
+    assert "secret canary came back" in run.stdout
+    assert "hb-canary-" not in run.stdout and "hb-canary-" not in out.read_text(), run.stdout
+    assert "tool calls: tools annotated readOnlyHint: true" in run.stdout and "the server's own claim" in run.stdout
+
+
+def test_json_evidence_keeps_every_row_a_table_cell_is_cut() -> None:
+    finding = Finding("FAIL", "many rows", tuple(f"row {i}" for i in range(40)), "x")
+    assert evidence_text(finding, "json").count("\n") == 40
+    table = evidence_text(finding, "csv")
+    assert table.count("\n") == 13 and table.endswith("… 28 more row(s)")
