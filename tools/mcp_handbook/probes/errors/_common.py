@@ -3,6 +3,7 @@ on purpose, what must never show in a client-visible text, workspace snapshots, 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -24,6 +25,12 @@ SECRET = "the secret from the server's environment"
 """The leak :func:`leaks` names first when the canary came back."""
 WRONG_TYPE = {"string": 12345, "integer": "twelve", "number": "twelve", "boolean": "yes", "array": "x", "object": "x"}
 """A value of another JSON type for each declared type."""
+PYDANTIC_DUMP = re.compile(r"\b\d+ validation errors? for \w+|\[type=[\w.]+(?:, input_value=|\])|errors\.pydantic\.dev/")
+"""``str()`` of a pydantic ValidationError: its header, its ``[type=..., input_value=...]`` tags, its help link."""
+JSONSCHEMA_DUMP = re.compile(r"Failed validating '\w+' in (?:meta)?schema")
+"""``str()`` of a Python jsonschema ValidationError (the schema and the instance follow it)."""
+ZOD_ISSUES = re.compile(r"\[\s*\{")
+"""Where a zod issue array (``ZodError.message``: the issues as JSON) may start."""
 
 
 # -- ids and answers -----------------------------------------------------------------------------------------
@@ -121,6 +128,30 @@ def leaks(text: str, target: Target) -> list[str]:
     if match:
         found.append(f"an internal source path ({match.group(0)[:80]})")
     return found
+
+
+def validator_dump(text: str) -> str:
+    """The validation library whose raw error text ``text`` carries ("" when none): pydantic's ValidationError
+    (``1 validation error for XArguments``, ``[type=missing, input_value={}, ...]``, ``errors.pydantic.dev``),
+    jsonschema's (``Failed validating 'type' in schema``) or zod's issue array (a JSON list of objects with
+    ``code``, ``path`` and ``message``). A message written for the model, naming the field, matches none."""
+    if PYDANTIC_DUMP.search(text):
+        return "pydantic"
+    if JSONSCHEMA_DUMP.search(text):
+        return "jsonschema"
+    decoder = json.JSONDecoder()
+    for n, start in enumerate(ZOD_ISSUES.finditer(text)):
+        if n >= 20:
+            break
+        try:
+            value, _end = decoder.raw_decode(text, start.start())
+        except ValueError:
+            continue
+        if isinstance(value, list) and value and all(
+                isinstance(i, dict) and {"code", "path", "message"} <= i.keys() and isinstance(i["path"], list)
+                for i in value):
+            return "zod"
+    return ""
 
 
 def leak_reason(found: list[str]) -> str:

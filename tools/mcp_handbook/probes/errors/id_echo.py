@@ -2,8 +2,12 @@
 
 A client delivers a response to whoever waits under exactly that id: ``"7"`` for ``7``, ``null`` for ``0``
 or a number of the server's own leave the waiting call hanging, or complete the wrong one. The probe sends
-ids that careless code changes (``0``, ``""``, ``"0"``, ``-1``, 2^53 + 1, non-ASCII strings) through both the
+ids that careless code changes (``0``, ``""``, ``"0"``, ``-1``, +-(2^53 - 1), non-ASCII strings) through both the
 result path (``ping``) and the error path (an unknown method, an unknown tool), then matches every answer.
+
+Every id it sends is one a conforming peer can echo exactly: integers stay within +-(2^53 - 1), the range
+RFC 8259 section 6 calls interoperable. A larger integer is not a fair test: a peer that parses JSON numbers
+as IEEE 754 doubles (JavaScript's ``JSON.parse``) conforms to JSON and still cannot hold it.
 """
 
 from __future__ import annotations
@@ -16,10 +20,13 @@ from ..registry import probe
 from ..support import Finding, Target, WireTimeout, compact, failed, handshake, passed, responses
 from ._common import same_id
 
+MAX_SAFE_INTEGER = 2**53 - 1
+"""The largest integer every JSON parser holds exactly (RFC 8259 section 6: IEEE 754 doubles)."""
 ECHO_IDS: tuple[tuple[Any, Any], ...] = (  # (id for a ping, id for an unknown method): results and errors
-    ("", 0), ("0", "00"), (-1, -2), ("abc", "ABC"), (9007199254740993, 9007199254740995),
+    ("", 0), ("0", "00"), (-1, -2), ("abc", "ABC"), (MAX_SAFE_INTEGER, -MAX_SAFE_INTEGER),
     ("id with spaces/\u00fc", "id/\u00fc 2"),
 )
+"""Ids careless code changes; the integers stay within +-(2^53 - 1), so an exact echo is always possible."""
 
 
 @probe("id_echo", "response ids echo request ids verbatim, type included",
@@ -64,5 +71,5 @@ def id_echo(target: Target) -> Finding:
                       *(text for _reason, text in problems), *([silent] if silent else []), *evidence)
     if silent:
         return failed("no_answer", f"the server stopped answering: {silent}", *session.transcript(limit=10))
-    return passed(f"{len(sent)} ids (0, \"0\", -1, \"\", 2^53+1, ...) echoed with their type, on results and errors",
+    return passed(f"{len(sent)} ids (0, \"0\", -1, \"\", 2^53-1, ...) echoed with their type, on results and errors",
                   *evidence)

@@ -9,17 +9,28 @@ calls from each tool's own schema (:func:`._common.bad_cases`).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..registry import probe
 from ..support import (
     Finding, Target, WireTimeout, callable_tools, error_code, failed, is_error_result, not_applicable, passed, refused,
-    session_with_tools, text_blocks,
+    session_with_tools, show, text_blocks,
 )
-from ._common import SEP_1303, bad_cases, call, changed, describe, quiet_workspace, snapshot
+from ._common import SEP_1303, bad_cases, call, changed, describe, quiet_workspace, snapshot, validator_dump
 
 MAX_INVALID_CALLS = 30
 """Invalid calls the ERR-004 probe makes at most (up to five per tool)."""
+
+
+def _client_text(response: dict[str, Any]) -> str:
+    """What the client is shown: the isError result's text, or the JSON-RPC error's message and data (decoded,
+    so a JSON dump inside the message reads as JSON)."""
+    error = response.get("error")
+    if not isinstance(error, dict):
+        return text_blocks(response)
+    parts = (error.get("message"), error.get("data"))
+    return "\n".join(v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for v in parts if v is not None)
 
 
 @probe("invalid_arguments_feedback", "invalid arguments get an isError result naming the field", calls_tools=True,
@@ -28,6 +39,8 @@ MAX_INVALID_CALLS = 30
                                              "result the model can read was due",
            "invalid_args_accepted": "a call with invalid arguments was answered as a success",
            "field_not_named": "the isError text does not name the offending field",
+           "raw_validator_dump": "the client was sent a validation library's raw error text (pydantic's ValidationError, "
+                                 "zod's issue array, jsonschema's report), not a message written for the model",
            "invalid_args_unanswered": "a call with invalid arguments got no answer",
        })
 def invalid_arguments_feedback(target: Target) -> Finding:
@@ -47,6 +60,8 @@ def invalid_arguments_feedback(target: Target) -> Finding:
         return not_applicable("no callable tool declares required or typed arguments")
     evidence: list[str] = []
     problems: list[tuple[str, str]] = []  # (reason, what happened)
+    dumps: list[str] = []  # the validation libraries whose raw text came back
+    bad_calls = 0
     for n, (name, args, field, label) in enumerate(picked):
         try:
             response = call(session, f"hb-args-{n}", name, args, timeout=target.timeout)
@@ -54,17 +69,28 @@ def invalid_arguments_feedback(target: Target) -> Finding:
             return failed("invalid_args_unanswered", f"{name} with {label}: no answer ({exc})",
                           *(text for _reason, text in problems), *evidence)
         evidence.append(f"{name} with {label} -> {describe(response)}")
+        shown = _client_text(response)
+        dump = validator_dump(shown)
+        before = len(problems)
         if "error" in response:
             problems.append(("invalid_args_as_protocol_error",
                              f"{name} with {label}: a JSON-RPC error ({error_code(response)}); since {SEP_1303} "
                              "invalid arguments are an isError result the model can read and correct"))
         elif not is_error_result(response):
             problems.append(("invalid_args_accepted", f"{name} with {label}: accepted as a success"))
-        elif field not in text_blocks(response):
+        if dump and refused(response):
+            dumps.append(dump)
+            problems.append(("raw_validator_dump",
+                             f"{name} with {label}: the client gets {dump}'s raw validation error, not a message "
+                             f"written for the model: {show(shown, target, 240)}"))
+        elif is_error_result(response) and field not in shown:
             problems.append(("field_not_named", f"{name} with {label}: the message does not name the field {field!r}"))
+        bad_calls += len(problems) > before
     if problems:
-        return failed(problems[0][0], f"{len(problems)} invalid-argument call(s) got no actionable isError result",
-                      *(text for _reason, text in problems), *evidence)
+        summary = f"{bad_calls} invalid-argument call(s) got no actionable isError result"
+        if problems[0][0] == "raw_validator_dump":
+            summary = f"invalid arguments got {dumps[0]}'s raw validation error text; {summary}"
+        return failed(problems[0][0], summary, *(text for _reason, text in problems), *evidence)
     return passed("invalid arguments came back as isError results naming the field", *evidence)
 
 

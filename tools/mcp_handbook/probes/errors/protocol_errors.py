@@ -15,12 +15,14 @@ from typing import Any
 
 from ..registry import probe
 from ..support import (
-    Finding, Target, WireSession, WireTimeout, ask, callable_tools, compact, error_code, failed, not_applicable,
-    passed, session_with_tools,
+    Finding, Target, WireSession, WireTimeout, ask, callable_tools, compact, error_code, failed, is_error_result,
+    not_applicable, passed, session_with_tools,
 )
 from ._common import answers_between, describe, leak_reason, leaks
 
 UNKNOWN_METHOD = "hb/no_such_method"
+UNKNOWN_TOOL = "tools/call of an unknown tool"
+"""The label of the case whose success answer is worse than any other wrong answer: a tool that does not exist "ran"."""
 
 
 def _provoke(session: WireSession, target: Target, init: dict[str, Any],
@@ -29,7 +31,7 @@ def _provoke(session: WireSession, target: Target, init: dict[str, Any],
     real = tools[0]["name"] if tools else None
     cases: list[tuple[str, Any, str, dict[str, Any]]] = [
         (f"unknown method {UNKNOWN_METHOD}", -32601, UNKNOWN_METHOD, {}),
-        ("tools/call of an unknown tool", -32602, "tools/call", {"name": f"hb_no_such_tool_{secrets.token_hex(3)}"}),
+        (UNKNOWN_TOOL, -32602, "tools/call", {"name": f"hb_no_such_tool_{secrets.token_hex(3)}"}),
         ("tools/call without a name", -32602, "tools/call", {"arguments": {}}),
         ("tools/list with a cursor the server never issued", -32602, "tools/list", {"cursor": "hb-not-a-cursor"}),
     ]
@@ -57,6 +59,8 @@ def _provoke(session: WireSession, target: Target, init: dict[str, Any],
 @probe("protocol_error_codes", "protocol faults get -32601 / -32602 / -32700", calls_tools=True,
        reasons={
            "wrong_error_code": "a protocol fault got a JSON-RPC error with another code than the standard one",
+           "unknown_tool_succeeded": "a tools/call of a tool the server never listed got a success result: the client "
+                                     "is told that a tool which does not exist ran",
            "fault_as_result": "a protocol fault got a result (an isError result included) instead of a JSON-RPC error",
            "method_not_named": "the -32601 error names the unknown method neither in its message nor in its data",
            "fault_unanswered": "a protocol fault got no answer at all",
@@ -72,7 +76,12 @@ def protocol_error_codes(target: Target) -> Finding:
             continue
         evidence.append(f"{label} -> {describe(response)}")
         got = error_code(response)
-        if "error" not in response:
+        if label == UNKNOWN_TOOL and "error" not in response and not is_error_result(response):
+            # first, whatever else is wrong: the isError answer is a deviation the rule tolerates, this never is
+            problems.insert(0, ("unknown_tool_succeeded",
+                                f"{label}: a tool the server never listed was answered with a success result, as if "
+                                f"it had run: {describe(response)}"))
+        elif "error" not in response:
             problems.append(("fault_as_result", f"{label}: expected JSON-RPC error {code}, got {describe(response)}"))
         elif got != code:
             problems.append(("wrong_error_code", f"{label}: expected JSON-RPC error {code}, got code {got}"))
@@ -80,8 +89,10 @@ def protocol_error_codes(target: Target) -> Finding:
             problems.append(("method_not_named",
                              f"{label}: -32601 without naming the method, in message or data: {describe(response)}"))
     if problems:
-        return failed(problems[0][0], f"{len(problems)} protocol fault(s) got the wrong answer",
-                      *(text for _reason, text in problems), *evidence)
+        summary = f"{len(problems)} protocol fault(s) got the wrong answer"
+        if problems[0][0] == "unknown_tool_succeeded":
+            summary = f"a tools/call of a tool the server never listed got a success result; {summary}"
+        return failed(problems[0][0], summary, *(text for _reason, text in problems), *evidence)
     return passed(f"{len(evidence)} protocol faults got the standard codes", *evidence)
 
 

@@ -1,0 +1,134 @@
+"""Quirks of real servers, each found by hand, that the error, frame-size and fuzz probes once judged wrongly.
+
+Each fixture in ``quirks/`` reproduces one third-party behaviour with a few lines over the tiny server; each
+test runs the one probe concerned against it, directly, and asserts on the status, the reason and the summary.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mcp_handbook.probes import PROBES
+from mcp_handbook.probes.errors._common import validator_dump
+from mcp_handbook.probes.errors.id_echo import ECHO_IDS
+from mcp_handbook.probes.support import Finding, Target
+from mcp_handbook.probes.testing.bounded_fuzz import _calls
+from mcp_handbook.verify import minimal_env
+
+QUIRKS = Path(__file__).resolve().parent / "quirks"
+sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
+import tiny  # noqa: E402  (the fixtures' base: its tool listing)
+
+
+@pytest.fixture
+def run_probe(tmp_path: Path) -> Iterator:
+    """``run_probe(probe, fixture, *args)``: the probe's finding against ``quirks/<fixture>.py``; every process stopped."""
+    targets: list[Target] = []
+
+    def run(probe: str, fixture: str, *args: str) -> Finding:
+        workspace = tmp_path / f"ws-{len(targets)}"
+        workspace.mkdir()
+        canary = f"hb-canary-{secrets.token_hex(8)}"
+        target = Target(argv=[sys.executable, str(QUIRKS / f"{fixture}.py"), *args], workspace=workspace,
+                        env=minimal_env(home=workspace, HB_CANARY=canary), canary=canary, timeout=5.0)
+        targets.append(target)
+        try:
+            return PROBES[probe].run(target)
+        finally:
+            target.stop_all()
+
+    yield run
+    for target in targets:
+        target.stop_all()
+
+
+# -- 1. ids: only what a conforming peer can echo exactly ---------------------------------------------------
+
+def test_id_echo_sends_only_interoperable_ids_and_a_large_safe_one() -> None:
+    numbers = [i for pair in ECHO_IDS for i in pair if isinstance(i, int)]
+    assert all(abs(i) <= 2**53 - 1 for i in numbers)
+    assert any(abs(i) >= 2**52 for i in numbers)  # a large integer is still checked
+    assert any(isinstance(i, str) and not i.isascii() for pair in ECHO_IDS for i in pair)
+
+
+def test_id_echo_passes_a_server_that_reads_numbers_as_doubles(run_probe) -> None:
+    finding = run_probe("id_echo", "err_float_ids")
+    assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
+    assert "9007199254740991" in "\n".join(finding.evidence)
+
+
+# -- 2. frame size: say what was seen, never "no cap" ------------------------------------------------------
+
+def test_frame_size_summary_tells_a_high_cap_from_none(run_probe) -> None:
+    none = run_probe("frame_size_cap", "frame_capped", "--cap", "0")
+    high = run_probe("frame_size_cap", "frame_capped", "--cap", str(8 * 1024 * 1024))
+    low = run_probe("frame_size_cap", "frame_capped", "--cap", str(512 * 1024))
+    assert (none.status, none.reason) == (high.status, high.reason) == ("FAIL", "oversize_processed")
+    assert none.summary != high.summary
+    assert "no cap at or below 16,777,216 bytes" in none.summary, none.summary
+    assert "somewhere above 4,194,304 and at or below 16,777,216 bytes" in high.summary, high.summary
+    for finding in (none, high):
+        assert any(row.startswith("largest line sent: 16,777,216 bytes") for row in finding.evidence)
+        assert "no frame cap" not in finding.summary and "there is no cap" not in finding.summary
+    assert low.status == "PASS", (low.reason, low.summary)
+
+
+# -- 3. the fuzz judges arguments, not the frame reader ------------------------------------------------------
+
+def test_bounded_fuzz_passes_a_silent_strict_frame_reader_and_fuzzes_every_tool(run_probe) -> None:
+    finding = run_probe("bounded_fuzz", "fuzz_strict_reader")
+    assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
+    sendable = [c for c in _calls(tiny.TOOLS) if c[2].get("path") != "\ud800"]
+    assert f"{len(sendable)} of {len(sendable)} fuzzed tools/call requests sent, to {len(tiny.TOOLS)} tool(s)" \
+        in finding.evidence
+    assert any(row.startswith('not sent as an argument: "\\ud800"') for row in finding.evidence), finding.evidence
+
+
+# -- 4. an unknown tool that "runs" -----------------------------------------------------------------------
+
+def test_unknown_tool_answered_with_success_fails_with_its_own_reason(run_probe) -> None:
+    finding = run_probe("protocol_error_codes", "err_unknown_tool_ok")
+    assert (finding.status, finding.reason) == ("FAIL", "unknown_tool_succeeded"), (finding.reason, finding.summary)
+    assert "never listed got a success result" in finding.summary
+    assert "unknown_tool_succeeded" in PROBES["protocol_error_codes"].reasons
+
+
+# -- 5. raw validation-library dumps are not feedback for the model ------------------------------------------
+
+@pytest.mark.parametrize(("fixture", "args", "library"), [
+    ("err_pydantic_dump", (), "pydantic"),
+    ("err_zod_dump", (), "zod"),
+    ("err_zod_dump", ("--compact",), "zod"),
+])
+def test_raw_validator_dump_fails_invalid_argument_feedback(run_probe, fixture: str, args: tuple[str, ...],
+                                                            library: str) -> None:
+    finding = run_probe("invalid_arguments_feedback", fixture, *args)
+    assert (finding.status, finding.reason) == ("FAIL", "raw_validator_dump"), (finding.reason, finding.summary)
+    assert f"{library}'s raw validation error" in finding.summary
+
+
+ZOD = '[{"code":"invalid_type","expected":"string","received":"undefined","path":["path"],"message":"Required"}]'
+PYDANTIC = ("1 validation error for get_current_timeArguments\ntimezone\n  Field required [type=missing, "
+            "input_value={}, input_type=dict]\n    For further information visit https://errors.pydantic.dev/2.13/v/missing")
+
+
+@pytest.mark.parametrize(("text", "library"), [
+    (ZOD, "zod"),
+    ("MCP error -32602: Invalid arguments for tool read_file: [\n  {\n    \"code\": \"invalid_type\",\n"
+     "    \"path\": [\n      \"path\"\n    ],\n    \"message\": \"Required\"\n  }\n]", "zod"),
+    (f"Error executing tool get_current_time: {PYDANTIC}", "pydantic"),
+    ("2 validation errors for Model", "pydantic"),
+    ("'x' is a required property\n\nFailed validating 'required' in schema:\n    {}", "jsonschema"),
+    ("The arguments for 'read_file' do not match its inputSchema:\n- /path: required; send a string", ""),
+    ("Invalid arguments: 'timezone' is required [send an IANA name such as Europe/Paris]", ""),
+    ("MCP error -32602: Input validation error: Invalid arguments for tool read_file: Invalid input: expected "
+     "string, received undefined at path", ""),
+    ('/items: got [{"path": ["a"], "message": "x"}], send a list of strings', ""),
+])
+def test_validator_dump_is_told_by_its_shape(text: str, library: str) -> None:
+    assert validator_dump(text) == library
