@@ -32,7 +32,8 @@ KNOWN_REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 LATEST_LEGACY = KNOWN_REVISIONS[-1]
 MODERN_REVISION = "2026-07-28"
 
-PATH_PARAMS = ("path", "file", "filename", "filepath", "file_path", "relative_path", "repo_path", "dir", "directory", "folder")
+PATH_PARAMS = ("path", "file", "filename", "filepath", "file_path", "relative_path", "repo_path", "dir", "directory", "folder",
+               "root", "destination", "target_path", "source_path")
 """Parameter names that take a file-system path."""
 PROGRAM_PARAMS = ("program", "command", "cmd", "executable", "binary")
 ARGS_PARAMS = ("args", "arguments", "argv")

@@ -4,7 +4,8 @@ A listing that returns every entry floods the model's context (and the client's 
 workspace; one that is cut silently makes the model believe it saw everything. The probe puts 1,200 files
 in ``hb_many/`` of the workspace and calls every callable tool that is not annotated as writing and takes
 a path-like argument, a query-like argument or no required argument; each result that names two or more
-of the files is a listing and must be capped, under 512 KiB, and carry a sign of being partial.
+of the files is a listing and must be capped, under 512 KiB, and carry a sign of being partial. A tool that
+does not answer within the wait (slow by design, or stuck) is not checked; the other tools are judged.
 """
 
 from __future__ import annotations
@@ -16,11 +17,10 @@ from pathlib import Path
 
 from ..registry import probe
 from ..support import (
-    PATH_PARAMS, call_tool, callable_tools, compact, failed, Finding, handshake, not_applicable, passed, refused,
-    Target, tool_name, tools_of, WireTimeout,
+    PATH_PARAMS, callable_tools, compact, failed, Finding, not_applicable, passed, refused, Target, tool_name, tools_of,
 )
 from ..tool_definitions._common import (
-    Problem, annotations_of, declared, input_schema, main_reason, schema_valid_arguments,
+    Problem, ToolCalls, annotations_of, declared, input_schema, main_reason, schema_valid_arguments,
 )
 
 REASONS = {
@@ -60,10 +60,9 @@ def list_results_capped(target: Target) -> Finding:
     and say that more exist."""
     tools = callable_tools(target, tools_of(target))
     _plant_many(target.workspace)
-    session, _ = handshake(target)
+    calls = ToolCalls(target, wait=target.timeout * 2)
     evidence: list[str] = []
     problems: list[Problem] = []
-    silent = ""
     listings = 0
     for tool in tools:
         if annotations_of(tool).get("readOnlyHint") is False:
@@ -78,13 +77,9 @@ def list_results_capped(target: Target) -> Finding:
         if args is None:
             continue
         name = tool_name(tool)
-        try:
-            response = call_tool(session, name, args, timeout=target.timeout * 2)
-        except WireTimeout as exc:
-            silent = f"{name}({compact(args, 80)}): no answer ({exc}); no further calls made"
-            break  # a server that stopped answering is not waited on again
-        if refused(response):
-            continue
+        response = calls.call(name, args)
+        if response is None or refused(response):
+            continue  # not answered in time (noted by ``calls``), or refused: no page to judge
         text = json.dumps(response.get("result"), ensure_ascii=False)
         count = len(set(re.findall(r"hb-item-\d{4}", text)))
         if count < 2:
@@ -104,10 +99,11 @@ def list_results_capped(target: Target) -> Finding:
                 evidence.append(f"{shown}; says so: {sign.group(0)!r}")
     if problems:
         return failed(main_reason(problems, REASONS), f"{len(problems)} listing call(s) are unbounded or silently cut",
-                      *(text for _, text in problems[:8]), *([silent] if silent else []), *evidence[:4])
-    if silent:  # silence is not this rule's subject: the page it would have judged never came
-        return failed("no_answer", "a listing call got no answer, so its result could not be read",
-                      silent, *evidence[:4])
+                      *(text for _, text in problems[:8]), *calls.notes, *evidence[:4])
     if not listings:
+        if calls.notes:  # a tool that never answered may be the listing: it could not be judged
+            return calls.not_checked(f"no other callable tool listed the {MANY_FILES} files put in hb_many/")
         return not_applicable(f"no callable tool listed the {MANY_FILES} files put in hb_many/")
-    return passed(f"{listings} listing call(s) returned a bounded page and said more exist", *evidence[:8])
+    return passed(f"{listings} listing call(s) returned a bounded page and said more exist"
+                  + (f"; {len(calls.unanswered)} tool(s) not checked (no answer)" if calls.unanswered else ""),
+                  *evidence[:8], *calls.notes)

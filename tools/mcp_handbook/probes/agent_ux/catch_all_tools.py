@@ -3,7 +3,8 @@
 A tool whose behaviour is chosen by a free-form ``action``, ``mode`` or ``command`` string does whatever
 the string says: its annotations, its schema and the person approving the call cannot describe what it
 will do. The probe is a heuristic: for every tool not annotated ``readOnlyHint: true`` it looks for a
-top-level selector-named string property without ``enum`` or ``const``.
+top-level selector-named string property without ``enum`` or ``const``, and for a ``query`` the tool says is
+SQL or another query language (a ``query`` is otherwise a search text, and is left alone).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from typing import Any
 
 from ..registry import probe
 from ..support import Finding, Target, tool_name
-from ..tool_definitions._common import Problem, annotations_of, declared, input_schema, judge_each_tool, resolve, types
+from ..tool_definitions._common import (
+    Problem, annotations_of, code_params, declared, input_schema, judge_each_tool, resolve, types,
+)
 
 REASONS = {
     "free_form_selector": "a tool that may write takes a free-form command/action/mode/sql/script string",
@@ -26,9 +29,10 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
         return []
     schema = input_schema(tool)
     problems: list[Problem] = []
+    query_language = set(code_params(tool))
     for name, sub in declared(schema).items():
         sub = resolve(sub, schema)
-        if name.lower() not in SELECTOR_PARAMS or not isinstance(sub, dict):
+        if (name.lower() not in SELECTOR_PARAMS and name not in query_language) or not isinstance(sub, dict):
             continue
         if "string" in types(sub) and "enum" not in sub and "const" not in sub:
             problems.append(("free_form_selector",

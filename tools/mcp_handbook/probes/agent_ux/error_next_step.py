@@ -4,7 +4,8 @@ An ``isError`` result is read by the model, which decides from it whether to fix
 another tool, retry or stop; a bare "not found" leaves it to guess, and it usually retries the same call.
 The probe provokes tool errors on every callable tool (required arguments left out, an unexpected
 argument, a path that does not exist, no arguments at all) and requires an ``Action:`` line in each
-``isError`` result. JSON-RPC error responses are left to the error-contract rules.
+``isError`` result. JSON-RPC error responses are left to the error-contract rules. A tool that does not
+answer within the wait (slow by design, or stuck) is not checked; the other tools are judged.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from typing import Any
 
 from ..registry import probe
 from ..support import (
-    PATH_PARAMS, call_tool, callable_tools, compact, failed, Finding, handshake, not_applicable, passed, Target,
-    text_blocks, tool_name, tools_of, WireTimeout,
+    PATH_PARAMS, callable_tools, compact, failed, Finding, not_applicable, passed, Target, text_blocks, tool_name,
+    tools_of,
 )
 from ..tool_definitions._common import (
-    annotations_of, closed, declared, input_schema, resolve, schema_valid_arguments, types,
+    ToolCalls, annotations_of, closed, declared, input_schema, resolve, schema_valid_arguments, types,
 )
 
 REASONS = {
@@ -59,21 +60,16 @@ def error_next_step(target: Target) -> Finding:
     if not tools:
         return not_applicable("no tool may be called")
     attempts = _attempts(tools)
-    session, _ = handshake(target)
+    calls = ToolCalls(target, wait=target.timeout)
     errors_seen = 0
     evidence: list[str] = []
     problems: list[str] = []
-    silent = ""
     for tool, why, args in attempts[:MAX_CALLS]:
         name = tool_name(tool)
-        try:
-            response = call_tool(session, name, args, timeout=target.timeout)
-        except WireTimeout as exc:
-            silent = f"{name} with {why}: no answer ({exc}); no further calls made"
-            break  # a server that stopped answering is not waited on again
-        result = response.get("result")
+        response = calls.call(name, args)
+        result = response.get("result") if response is not None else None
         if not isinstance(result, dict) or not result.get("isError"):
-            continue  # a success, or a JSON-RPC error (the error contract's rules judge those)
+            continue  # not answered in time (noted), a success, or a JSON-RPC error (the error contract's rules)
         errors_seen += 1
         text = text_blocks(response)
         shown = f"{name}({compact(args, 70)}) [{why}] -> {text[:180]!r}"
@@ -83,9 +79,11 @@ def error_next_step(target: Target) -> Finding:
             problems.append(f"{shown}: no 'Action:' line")
     if problems:
         return failed("no_next_step", f"{len(problems)} of {errors_seen} tool error(s) do not say what to do next",
-                      *problems[:8], *([silent] if silent else []), *evidence[:4])
-    if silent:  # silence is not this rule's subject: the error text it would have judged never came
-        return failed("no_answer", "a tools/call got no answer, so its error could not be read", silent, *evidence[:4])
+                      *problems[:8], *calls.notes, *evidence[:4])
     if not errors_seen:
+        if calls.notes:  # the tools that did not answer may be the ones whose errors lack a next step
+            return calls.not_checked("no other call returned an isError result to read")
         return not_applicable("no tool call returned an isError result to read", f"{len(attempts)} call(s) tried")
-    return passed(f"all {errors_seen} tool error(s) provoked carry an 'Action:' line", *evidence[:8])
+    return passed(f"all {errors_seen} tool error(s) provoked carry an 'Action:' line"
+                  + (f"; {len(calls.unanswered)} tool(s) not checked (no answer)" if calls.unanswered else ""),
+                  *evidence[:8], *calls.notes)

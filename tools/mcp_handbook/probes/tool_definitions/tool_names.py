@@ -4,7 +4,8 @@ TOOL-005 holds every name to the specification's SHOULD (2025-11-25 server/tools
 characters of A-Z a-z 0-9 _ - . and unique on the server, because clients route calls by name and some
 hosts reject or rewrite other characters; names over the portable 64 are noted as advice, never failed.
 TOOL-006 is the handbook's house style on top of that: snake_case verb_noun, so the model reads the action
-and its object from the name.
+and its object from the name. What the rule is against is no convention at all: a server whose names all
+follow one other convention (camelCase, kebab-case, ...) is not applicable, one that mixes them fails.
 """
 
 from __future__ import annotations
@@ -69,22 +70,68 @@ def tool_names_valid(target: Target) -> Finding:
                   "names: " + ", ".join(sorted(seen)[:30]))
 
 
+CONVENTIONS = (
+    ("snake_case", re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")),
+    ("camelCase", re.compile(r"[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+")),
+    ("PascalCase", re.compile(r"(?:[A-Z][a-z0-9]+){2,}")),
+    ("kebab-case", re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+")),
+    ("SCREAMING_SNAKE_CASE", re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")),
+    ("dotted namespaces", re.compile(r"[A-Za-z][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)+")),
+)
+"""Naming conventions a server may follow throughout, with the pattern of a name of two or more words in each."""
+ONE_WORD = re.compile(r"[a-z][a-z0-9]*")
+"""A single lower-case word: it fits snake_case, camelCase and kebab-case alike."""
+
+
+def convention(name: str) -> str | None:
+    """The convention a multi-word name follows; None for a single word or a name that follows none."""
+    return next((label for label, pattern in CONVENTIONS if pattern.fullmatch(name)), None)
+
+
 def _style_problems(tool: dict[str, Any]) -> list[Problem]:
     name = tool.get("name")
     if not isinstance(name, str):
         return [("name_not_snake_case", f"{tool_name(tool)}: name is not a string")]
     if SNAKE_VERB_NOUN.fullmatch(name):
         return []
-    if re.fullmatch(r"[a-z][a-z0-9]*", name):
+    if ONE_WORD.fullmatch(name):
         return [("name_single_word",
                  f"{name}: a single word; name the action and its object, e.g. search_{name} or {name}_file")]
+    found = convention(name) or "no common convention"
     return [("name_not_snake_case",
-             f"{name}: not snake_case verb_noun (lower-case words joined by '_', e.g. append_note)")]
+             f"{name}: {found}, not snake_case verb_noun (lower-case words joined by '_', e.g. append_note)")]
+
+
+def _other_convention(tools: list[dict[str, Any]]) -> str | None:
+    """The one convention other than snake_case that every name of several words follows, if there is one."""
+    names = [t.get("name") for t in tools]
+    if not all(isinstance(n, str) for n in names):
+        return None
+    found = {convention(n) for n in names if not ONE_WORD.fullmatch(n)}
+    return found.pop() if len(found) == 1 and None not in found and "snake_case" not in found else None
 
 
 @probe("tool_names_snake_case", "tool names are snake_case verb_noun (house style)", reasons=STYLE_REASONS)
 def tool_names_snake_case(target: Target) -> Finding:
-    """House style: every name is snake_case with at least two words (verb_noun)."""
-    return judge_each_tool(target, _style_problems, reasons=STYLE_REASONS,
-                           kept="are named in snake_case verb_noun",
-                           broken="are not named in snake_case verb_noun")
+    """House style: every name is snake_case with at least two words (verb_noun). A server whose names all
+    follow one other convention (camelCase, kebab-case, ...) chose its own: not applicable, as the rule says.
+    Mixed conventions on one server fail."""
+    tools = tools_of(target)
+    other = _other_convention(tools)
+    if other is not None:
+        names = [tool_name(t) for t in tools]
+        single = [n for n in names if ONE_WORD.fullmatch(n)]
+        return not_applicable(
+            f"does not apply: all {len(tools)} tool names follow one consistent convention, {other}, not the house "
+            "style's snake_case (the rule accepts another convention applied to every tool)",
+            "names: " + ", ".join(names[:30]),
+            *([f"advice: single-word name(s) say no action and object: {', '.join(single[:10])}"] if single else []))
+    finding = judge_each_tool(target, _style_problems, reasons=STYLE_REASONS,
+                              kept="are named in snake_case verb_noun",
+                              broken="are not named in snake_case verb_noun")
+    styles = sorted({convention(n) or "other" for n in (t.get("name") for t in tools)
+                     if isinstance(n, str) and not ONE_WORD.fullmatch(n)})
+    if finding.status == "FAIL" and len(styles) > 1:
+        return failed(finding.reason, f"{finding.summary}; the names mix conventions ({', '.join(styles)}), so "
+                      "there is no one convention to accept in place of snake_case", *finding.evidence)
+    return finding

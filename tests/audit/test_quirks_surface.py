@@ -1,0 +1,114 @@
+"""Probes of the tool surface against quirks of real third-party servers: naming conventions, tools that are
+slow by design, SQL and code tools, shell tools under other names, and children that inherit the environment.
+
+Each test starts a small fixture server from ``quirks/`` and runs one probe on it directly, as the auditor
+does (only read-only tools callable unless the test says otherwise).
+"""
+
+from __future__ import annotations
+
+import secrets
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mcp_handbook.probes import PROBES, Finding, Target
+
+QUIRKS = Path(__file__).resolve().parent / "quirks"
+
+
+@pytest.fixture
+def run_probe(tmp_path: Path) -> Iterator:
+    """``run_probe(probe, quirk, *args, timeout=, allow=)``: the probe's finding against ``quirks/QUIRK.py``."""
+    targets: list[Target] = []
+
+    def run(name: str, quirk: str, *args: str, timeout: float = 3.0, allow: frozenset[str] | None = frozenset()) -> Finding:
+        canary = f"hb-canary-{secrets.token_hex(8)}"
+        workspace = tmp_path / f"ws{len(targets)}"
+        workspace.mkdir()
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+               "HB_CANARY": canary, "API_TOKEN": canary}
+        target = Target(argv=[sys.executable, str(QUIRKS / f"{quirk}.py"), *args], workspace=workspace, env=env,
+                        canary=canary, allow_tool_calls=allow, timeout=timeout)
+        targets.append(target)
+        finding = PROBES[name].run(target)
+        assert canary not in repr(finding), "evidence must mask the canary"
+        return finding
+
+    yield run
+    for target in targets:
+        target.stop_all()
+
+
+# -- 1. naming: one consistent convention is not a breach of the house style ------------------------------------
+
+@pytest.mark.parametrize("style, shown", [("camel", "camelCase"), ("kebab", "kebab-case")])
+def test_one_consistent_non_snake_convention_is_not_applicable(run_probe, style: str, shown: str) -> None:
+    finding = run_probe("tool_names_snake_case", "name_conventions", "--style", style)
+    assert finding.status == "N/A", finding
+    assert shown in finding.summary and "consistent" in finding.summary
+
+
+def test_mixed_conventions_on_one_server_fail(run_probe) -> None:
+    finding = run_probe("tool_names_snake_case", "name_conventions", "--style", "mixed")
+    assert (finding.status, finding.reason) == ("FAIL", "name_not_snake_case"), finding
+    assert "mix" in finding.summary
+    assert any("getFile" in row for row in finding.evidence) and any("search-files" in row for row in finding.evidence)
+
+
+# -- 2. a tool slow by design is not checked; the others are judged ---------------------------------------------
+
+def test_a_slow_listing_tool_is_not_checked_and_the_fast_one_is_judged(run_probe) -> None:
+    finding = run_probe("list_results_capped", "ux_slow_listing", timeout=0.5)
+    assert finding.status == "PASS", finding
+    assert any("list_files" in row and "truncated" in row for row in finding.evidence)
+    assert any(row.startswith("not checked: list_items did not answer within 1 s") for row in finding.evidence)
+
+
+def test_a_slow_tool_does_not_hide_the_other_tools_errors(run_probe) -> None:
+    finding = run_probe("error_next_step", "ux_slow_listing", timeout=0.5)
+    assert finding.status == "PASS", finding
+    assert any("list_files" in row for row in finding.evidence)
+    assert any(row.startswith("not checked: list_items did not answer") for row in finding.evidence)
+
+
+# -- 3. SQL, code and shell tools under common parameter names ---------------------------------------------------
+
+def test_sql_and_code_statements_are_sent_and_caught_but_a_search_query_is_not_code(run_probe) -> None:
+    finding = run_probe("no_code_evaluation", "sec_eval_tools", allow=None)
+    assert (finding.status, finding.reason) == ("FAIL", "evaluated_payload"), finding
+    for tool in ("read_query", "write_query", "run_python"):
+        assert any(row.startswith(f"{tool}(") for row in finding.evidence), tool
+    assert not any(row.startswith("search_notes(") for row in finding.evidence)
+
+
+def test_a_query_the_tool_says_is_sql_is_a_free_form_selector_but_a_search_query_is_not(run_probe) -> None:
+    finding = run_probe("no_catch_all_tools", "sec_eval_tools")
+    assert (finding.status, finding.reason) == ("FAIL", "free_form_selector"), finding
+    assert finding.summary.startswith("1 of 4 tool(s)")
+    assert any(row.startswith("write_query.inputSchema.properties.query") for row in finding.evidence)
+
+
+def test_shell_tools_named_script_or_taking_an_argv_list_are_examined(run_probe) -> None:
+    finding = run_probe("no_shell_evaluation", "sec_shell_tools", allow=None)
+    assert (finding.status, finding.reason) == ("FAIL", "shell_evaluated_argument"), finding
+    assert any(row.startswith("run_shell(") for row in finding.evidence)
+    assert any(row.startswith("shell_execute(") for row in finding.evidence)
+
+
+# -- 4. a child's environment is read from outside, even when the tool prints nothing ------------------------
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc/<pid>/environ (Linux)")
+def test_a_silent_child_that_inherits_the_environment_is_seen_in_proc(run_probe) -> None:
+    finding = run_probe("child_env_minimal", "sec_child_env")
+    assert (finding.status, finding.reason) == ("FAIL", "canary_reached_child"), finding
+    assert any("sleep 1" in row and "pid " in row for row in finding.evidence)
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc/<pid>/environ (Linux)")
+def test_a_silent_child_with_an_allow_listed_environment_passes(run_probe) -> None:
+    finding = run_probe("child_env_minimal", "sec_child_env", "--clean")
+    assert finding.status == "PASS", finding
+    assert any("sleep 1" in row for row in finding.evidence)
