@@ -61,6 +61,13 @@ def test_a_given_root_is_probed_and_left_as_it_was(corpus, tmp_path: Path) -> No
     assert sorted(p.name for p in tmp_path.iterdir()) == ["served"]  # and nothing was written beside it
 
 
+def test_a_tool_that_takes_only_the_root_itself_is_not_called_a_refuse_all(corpus) -> None:
+    """Like mcp-server-git's ``repo_path``: a plain file inside is refused, the repository itself is served."""
+    command = [*ROOT_ARG, "--dir", "{workspace}", "--repository-only"]
+    result = run_audit(corpus, command, options=AuditOptions(rules=frozenset({"SEC-001"}), wait=2))
+    assert _verdicts(result)["SEC-001"][0] == "PASS", _verdicts(result)["SEC-001"]
+
+
 def test_a_root_the_server_does_not_contain_is_caught(corpus, tmp_path: Path) -> None:
     """The same server told a different folder than it really serves: the escape attempts aimed at the given root
     are served from the real one, or its inside paths refused; either way not a PASS."""

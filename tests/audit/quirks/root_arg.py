@@ -29,6 +29,8 @@ def read(path: str) -> dict:
         full = (ROOT / path).resolve()
         if not full.is_relative_to(ROOT):
             raise PermissionError(f"refused: {path!r} is outside the served folder")
+        if "--repository-only" in sys.argv and full != ROOT:  # like mcp-server-git's repo_path: the repository or nothing
+            raise PermissionError(f"refused: {path!r} is not a git repository")
         if full.is_dir():
             text = "\n".join(sorted(os.listdir(full)))
         elif not full.is_file():  # a FIFO or a device would block the read (SEC-015)

@@ -27,8 +27,9 @@ class _Layout:
     """What the attacks aim at, laid out around the served root, and how to take it away again."""
 
     marker: str
-    inside: tuple[str, str]
-    """A file and a folder inside the root, relative to it: file tools must still be served these."""
+    inside: tuple[str, ...]
+    """A file and a folder inside the root, relative to it, then the root itself (as ``.`` and absolute): a tool
+    must still be served one of them (a tool that takes a repository or a folder refuses a plain file)."""
     attacks: list[tuple[str, bool]]
     """(path as sent, must it be refused?)"""
     made: list[Path]
@@ -77,7 +78,7 @@ def _lay_out(root: Path, scratch: Path) -> _Layout:
         ("../" * 12 + "etc/passwd", True),
         ("a/" * 2100 + "x", True),
     ]
-    return _Layout(marker, (inside_file.name, inside_dir.name), attacks, made)
+    return _Layout(marker, (inside_file.name, inside_dir.name, ".", str(root)), attacks, made)
 
 
 @probe("path_containment", "paths outside the workspace are refused", calls_tools=True, reasons={
