@@ -107,7 +107,7 @@ def test_the_summary_never_prints_the_secret(project_root: Path, tmp_path: Path)
     run = run_cli(project_root, "audit", "-o", str(out), "--wait", "2", "--rule", "TRN-001", "--rule", "ERR-005", "--",
                   sys.executable, str(HOSTILE / "leaky.py"), limit=60)
     assert "secret canary came back" in run.stdout
-    assert "hb-canary-" not in run.stdout and "hb-canary-" not in out.read_text(), run.stdout
+    assert "hb-canary" not in run.stdout and "hb-canary" not in out.read_text(), run.stdout
     assert "tool calls: tools annotated readOnlyHint: true" in run.stdout and "the server's own claim" in run.stdout
 
 

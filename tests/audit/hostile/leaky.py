@@ -13,7 +13,7 @@ original = tiny.answer
 def answer(message: dict) -> dict | None:
     reply = original(message)
     if reply and "error" in reply:
-        reply["error"]["message"] += f" (debug: API_TOKEN={secret})"
+        reply["error"]["message"] += f" (debug: API_TOKEN={secret}; also in HB_CANARY={secret})"
     return reply
 
 

@@ -107,8 +107,9 @@ class AuditTarget(Target):
                 continue
             rows = [("stdout", m.line.text) for m in session.stdout] + [("stderr", ln.text) for ln in session.stderr_lines]
             for stream, text in rows:
-                at = text.find(self.canary)
-                if at >= 0:
-                    excerpt = text[max(0, at - 80): at + len(self.canary) + 40]
-                    seen.append(f"{stream} of server process {number}: …{mask(excerpt, self)}…")
+                if self.canary not in text:
+                    continue
+                masked = mask(text, self)  # before the cut: a cut must never leave part of a second occurrence
+                at = masked.find("<CANARY>")
+                seen.append(f"{stream} of server process {number}: …{masked[max(0, at - 80): at + 48]}…")
         return seen
