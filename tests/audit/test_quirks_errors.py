@@ -89,6 +89,21 @@ def test_bounded_fuzz_passes_a_silent_strict_frame_reader_and_fuzzes_every_tool(
     assert any(row.startswith('not sent as an argument: "\\ud800"') for row in finding.evidence), finding.evidence
 
 
+def test_bounded_fuzz_leaves_a_long_operation_not_checked(run_probe) -> None:
+    """server-everything's trigger-long-running-operation, asked for 12,345 seconds, works on and keeps serving:
+    slow by design, not a dropped call."""
+    finding = run_probe("bounded_fuzz", "fuzz_slow_by_design")
+    assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
+    assert "not checked: slow by design?" in finding.summary
+    assert any(row.startswith("not checked: long_operation(duration=12345)") for row in finding.evidence), finding.evidence
+
+
+def test_bounded_fuzz_still_fails_a_call_that_is_dropped(run_probe) -> None:
+    finding = run_probe("bounded_fuzz", "fuzz_slow_by_design", "--drop-strings")
+    assert (finding.status, finding.reason) == ("FAIL", "fuzzed_call_unanswered"), (finding.summary, finding.evidence)
+    assert any("long_operation(label=" in row for row in finding.evidence), finding.evidence
+
+
 # -- 4. an unknown tool that "runs" -----------------------------------------------------------------------
 
 def test_unknown_tool_answered_with_success_fails_with_its_own_reason(run_probe) -> None:
