@@ -6,8 +6,8 @@ flaky, so the proofs are recorded by ``mcp-handbook evidence`` into
 ``snippets/evidence.json`` (committed) and read back by the site. Each entry
 carries a key hashed from everything the proof depends on: the block's code
 and fence options, its seam, its probe's name and module, the code every probe
-and the verdict share (``probes/support.py``, ``probes/registry.py``,
-``wire.py``, ``verify.py``) and the whole reference server, so a stale entry is
+and the verdict share (``probes/support.py``, ``probes/registry.py``, each gate's
+``_common.py``, ``wire.py``, ``verify.py``) and the whole reference server, so a stale entry is
 detected, never shown as if it were current.
 """
 
@@ -102,14 +102,23 @@ def server_folder() -> Path | None:
     return Path(next(iter(spec.submodule_search_locations))).resolve() if spec and spec.submodule_search_locations else None
 
 
+def shared_files() -> list[Path]:
+    """Every file a proof depends on whatever its probe: the verdict code, every probe module that is not a probe
+    (``probes/*.py``, each gate's ``_common.py``), and the reference server's sources."""
+    server = server_folder()
+    probes = PACKAGE / "probes"
+    helpers = sorted({*probes.glob("*.py"), *probes.glob("*/_*.py")})
+    files = [PACKAGE / rel for rel in SHARED_SOURCES if not rel.startswith("probes/")] + helpers
+    return files + (sorted(server.rglob("*.py")) if server else [])
+
+
 @functools.cache
 def shared_fingerprint() -> str:
-    """A hash of the code every proof depends on: the shared probe and verdict code, and every source file
-    of the reference server (a tool's definition or handler, a seam, the dispatcher)."""
-    server = server_folder()
-    files = [PACKAGE / rel for rel in SHARED_SOURCES] + (sorted(server.rglob("*.py")) if server else [])
+    """A hash of the code every proof depends on: the shared probe and verdict code (every probe module that is
+    not a probe: ``probes/*.py`` and each gate's ``_common.py``), and every source file of the reference server
+    (a tool's definition or handler, a seam, the dispatcher)."""
     digest = hashlib.sha256()
-    for path in files:
+    for path in shared_files():
         digest.update(path.name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
