@@ -19,9 +19,9 @@ from ..registry import probe
 from ..support import (
     PATH_PARAMS, callable_tools, compact, failed, Finding, not_applicable, passed, refused, Target, tool_name, tools_of,
 )
-from ..tool_definitions._common import (
-    Problem, ToolCalls, annotations_of, declared, input_schema, main_reason, schema_valid_arguments,
-)
+from ..judging import Problem, main_reason
+from ..calls import ToolCalls
+from ..schemas import annotations_of, declared, input_schema, schema_valid_arguments
 
 REASONS = {
     "listing_uncapped": "a listing call returned every one of the 1,200 files in one response",

@@ -13,9 +13,8 @@ from typing import Any
 
 from ..registry import probe
 from ..support import Finding, Target, tool_name
-from ..tool_definitions._common import (
-    Problem, annotations_of, code_params, declared, input_schema, judge_each_tool, resolve, types,
-)
+from ..judging import Problem, judge_each_tool
+from ..schemas import annotations_of, code_params, declared, input_schema, resolve, types
 
 REASONS = {
     "free_form_selector": "a tool that may write takes a free-form command/action/mode/sql/script string",

@@ -19,9 +19,8 @@ from ..support import (
     PATH_PARAMS, callable_tools, compact, failed, Finding, not_applicable, passed, Target, text_blocks, tool_name,
     tools_of,
 )
-from ..tool_definitions._common import (
-    ToolCalls, annotations_of, closed, declared, input_schema, resolve, schema_valid_arguments, types,
-)
+from ..calls import ToolCalls
+from ..schemas import annotations_of, closed, declared, input_schema, resolve, schema_valid_arguments, types
 
 REASONS = {
     "no_next_step": "an isError result carries no 'Action:' line saying what to do next",

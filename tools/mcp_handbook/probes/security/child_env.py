@@ -20,7 +20,8 @@ from ..support import (
     Finding, ProbeAbort, Target, callable_tools, compact, failed, not_applicable, passed, session_with_tools, show,
     tool_name,
 )
-from ..tool_definitions._common import ToolCalls, schema_valid_arguments
+from ..calls import ToolCalls
+from ..schemas import schema_valid_arguments
 from ._common import Child, ChildWatch, child_environment, env_call, proc_available
 
 _BENIGN_ENV = frozenset({"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TERM", "USER", "LOGNAME", "SHELL", "TMPDIR", "PWD"})

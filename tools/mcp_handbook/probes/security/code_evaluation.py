@@ -21,7 +21,8 @@ from ..support import (
     callable_tools, compact, failed, fill_arguments, Finding, not_applicable, passed, properties, schema_type, show,
     Target, tool_name, tools_of,
 )
-from ..tool_definitions._common import ToolCalls, code_params
+from ..calls import ToolCalls
+from ..schemas import code_params
 from ._common import shown_text
 
 _EVAL_MARK = "hb_eval_ok"

@@ -19,7 +19,7 @@ from ..support import (
     callable_tools, compact, failed, fill_arguments, Finding, not_applicable, passed, properties, schema_type, show,
     Target, tool_name, tools_of,
 )
-from ..tool_definitions._common import ToolCalls
+from ..calls import ToolCalls
 from ._common import program_tools, shown_text
 
 _PROGRAMS = ("echo", "ls", "cat", "head", "wc", "grep", "printf")

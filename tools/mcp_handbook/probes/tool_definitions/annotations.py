@@ -13,7 +13,8 @@ from typing import Any
 
 from ..registry import probe
 from ..support import Finding, Target, compact, tool_name
-from ._common import HINTS, Problem, judge_each_tool
+from ._common import HINTS
+from ..judging import Problem, judge_each_tool
 
 REASONS = {
     "annotations_missing": "a tool has no annotations object, so clients assume every default",

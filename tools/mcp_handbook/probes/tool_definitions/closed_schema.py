@@ -13,7 +13,8 @@ from typing import Any
 
 from ..registry import probe
 from ..support import Finding, Target, compact, tool_name
-from ._common import Problem, branches, closed, declared, judge_each_tool, resolve, types, walk_properties
+from ..judging import Problem, judge_each_tool
+from ..schemas import branches, closed, declared, resolve, types, walk_properties
 
 REASONS = {
     "schema_not_object": "an inputSchema is not a JSON Schema object, or its root type is not \"object\"",

@@ -13,7 +13,8 @@ from typing import Any
 
 from ..registry import probe
 from ..support import Finding, Target, tool_name
-from ._common import Problem, judge_each_tool, restates, words
+from ..judging import Problem, judge_each_tool
+from ..schemas import restates, words
 
 REASONS = {
     "description_missing": "a tool has no description",

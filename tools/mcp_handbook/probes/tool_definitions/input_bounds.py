@@ -12,7 +12,8 @@ from typing import Any
 
 from ..registry import probe
 from ..support import Finding, Target, tool_name
-from ._common import Problem, branches, declared, input_schema, judge_each_tool, resolve, types
+from ..judging import Problem, judge_each_tool
+from ..schemas import branches, declared, input_schema, resolve, types
 
 REASONS = {
     "string_unbounded": "a string input has no maxLength (nor enum/const)",

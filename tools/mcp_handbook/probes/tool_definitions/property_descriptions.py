@@ -11,7 +11,8 @@ from typing import Any
 
 from ..registry import probe
 from ..support import Finding, Target, tool_name
-from ._common import Problem, input_schema, judge_each_tool, restates, walk_properties, words
+from ..judging import Problem, judge_each_tool
+from ..schemas import input_schema, restates, walk_properties, words
 
 REASONS = {
     "property_undescribed": "an input property has no description",

@@ -12,7 +12,8 @@ from typing import Any
 
 from ..registry import probe
 from ..support import Finding, Target, tool_name
-from ._common import Problem, branches, declared, input_schema, judge_each_tool, resolve, types
+from ..judging import Problem, judge_each_tool
+from ..schemas import branches, declared, input_schema, resolve, types
 
 REASONS = {
     "objects_nested_deep": "an argument nests objects two or more levels deep",

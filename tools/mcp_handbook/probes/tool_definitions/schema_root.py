@@ -11,7 +11,7 @@ from typing import Any
 
 from ..registry import probe
 from ..support import Finding, Target, tool_name
-from ._common import Problem, judge_each_tool
+from ..judging import Problem, judge_each_tool
 
 REASONS = {
     "schema_missing": "a tool has no inputSchema, or one that is not a JSON object",

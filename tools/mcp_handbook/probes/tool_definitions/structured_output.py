@@ -18,7 +18,9 @@ from typing import Any
 
 from ..registry import probe
 from ..support import Finding, Target, compact, failed, not_applicable, passed, refused, tool_name, tools_of
-from ._common import Problem, ToolCalls, main_reason, schema_valid_arguments
+from ..judging import Problem, main_reason
+from ..calls import ToolCalls
+from ..schemas import schema_valid_arguments
 
 REASONS = {
     "structured_content_missing": "a successful result of a tool with an outputSchema has no structuredContent",

@@ -13,7 +13,8 @@ from typing import Any
 
 from ..registry import probe
 from ..support import Finding, Target, tool_name
-from ._common import Problem, annotations_of, judge_each_tool
+from ..judging import Problem, judge_each_tool
+from ..schemas import annotations_of
 
 REASONS = {
     "title_missing": "a tool has no top-level title and none in annotations",

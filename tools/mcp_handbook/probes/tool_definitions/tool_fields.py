@@ -11,7 +11,8 @@ from typing import Any
 
 from ..registry import probe
 from ..support import Finding, Target, tool_name
-from ._common import HINTS, Problem, judge_each_tool
+from ._common import HINTS
+from ..judging import Problem, judge_each_tool
 
 REASONS = {
     "unknown_tool_field": "a tool carries a top-level field that Tool does not define",

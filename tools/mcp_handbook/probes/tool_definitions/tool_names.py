@@ -15,7 +15,7 @@ from typing import Any
 
 from ..registry import probe
 from ..support import Finding, Target, failed, not_applicable, passed, tool_name, tools_of
-from ._common import Problem, judge_each_tool, main_reason
+from ..judging import Problem, judge_each_tool, main_reason
 
 SPEC_NAME_LENGTH = 128
 """The spec's SHOULD (2025-11-25 server/tools#tool-names): 1 to 128 characters of A-Z a-z 0-9 _ - ."""
