@@ -32,6 +32,7 @@ def _verdicts(result) -> dict[str, tuple[str, str, str]]:
     return {f.rule.id: (f.finding.status, f.na, f.finding.summary) for f in result.findings}
 
 
+@pytest.mark.slow  # a whole audit
 def test_without_the_root_path_rules_are_not_checked_never_guessed(corpus, tmp_path: Path) -> None:
     served = tmp_path / "served"
     served.mkdir()
@@ -43,6 +44,7 @@ def test_without_the_root_path_rules_are_not_checked_never_guessed(corpus, tmp_p
     assert list(served.iterdir()) == []
 
 
+@pytest.mark.slow  # a whole audit
 def test_workspace_in_the_command_tells_the_root(corpus) -> None:
     result = run_audit(corpus, [*ROOT_ARG, "--dir", "{workspace}"], options=AuditOptions(rules=PATH_RULES, wait=2))
     verdicts = _verdicts(result)
@@ -50,6 +52,7 @@ def test_workspace_in_the_command_tells_the_root(corpus) -> None:
     assert verdicts["SEC-015"][0] == "PASS", verdicts["SEC-015"]
 
 
+@pytest.mark.slow  # a whole audit
 def test_a_given_root_is_probed_and_left_as_it_was(corpus, tmp_path: Path) -> None:
     served = tmp_path / "served"
     served.mkdir()
@@ -61,6 +64,7 @@ def test_a_given_root_is_probed_and_left_as_it_was(corpus, tmp_path: Path) -> No
     assert sorted(p.name for p in tmp_path.iterdir()) == ["served"]  # and nothing was written beside it
 
 
+@pytest.mark.slow  # a whole audit
 def test_a_tool_that_takes_only_the_root_itself_is_not_called_a_refuse_all(corpus) -> None:
     """Like mcp-server-git's ``repo_path``: a plain file inside is refused, the repository itself is served."""
     command = [*ROOT_ARG, "--dir", "{workspace}", "--repository-only"]
@@ -68,6 +72,7 @@ def test_a_tool_that_takes_only_the_root_itself_is_not_called_a_refuse_all(corpu
     assert _verdicts(result)["SEC-001"][0] == "PASS", _verdicts(result)["SEC-001"]
 
 
+@pytest.mark.slow  # a whole audit
 def test_a_root_the_server_does_not_contain_is_caught(corpus, tmp_path: Path) -> None:
     """The same server told a different folder than it really serves: the escape attempts aimed at the given root
     are served from the real one, or its inside paths refused; either way not a PASS."""
@@ -78,6 +83,7 @@ def test_a_root_the_server_does_not_contain_is_caught(corpus, tmp_path: Path) ->
     assert _verdicts(result)["SEC-001"][0] == "FAIL", _verdicts(result)["SEC-001"]
 
 
+@pytest.mark.slow  # a whole audit
 def test_no_tool_calls_calls_none(corpus, tmp_path: Path) -> None:
     tripwire = tmp_path / "tripwire"
     command = [sys.executable, str(HOSTILE / "tiny.py"), "--tripwire", str(tripwire)]
@@ -89,6 +95,7 @@ def test_no_tool_calls_calls_none(corpus, tmp_path: Path) -> None:
     assert not tripwire.exists()
 
 
+@pytest.mark.slow  # a whole audit
 def test_a_server_that_cannot_serve_is_reported_once_and_quickly(project_root: Path, tmp_path: Path) -> None:
     """Default settings, every rule: a silent server costs the preflight's wait, not one wait per probe."""
     out = tmp_path / "audit.json"
@@ -102,6 +109,7 @@ def test_a_server_that_cannot_serve_is_reported_once_and_quickly(project_root: P
     assert rows and all(r["status"] == "N/A" and r["evidence"].startswith("not checked") for r in rows)
 
 
+@pytest.mark.slow  # a whole audit
 def test_the_summary_never_prints_the_secret(project_root: Path, tmp_path: Path) -> None:
     out = tmp_path / "audit.json"
     run = run_cli(project_root, "audit", "-o", str(out), "--wait", "2", "--rule", "TRN-001", "--rule", "ERR-005", "--",

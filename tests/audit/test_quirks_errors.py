@@ -80,6 +80,7 @@ def test_frame_size_summary_tells_a_high_cap_from_none(run_probe) -> None:
 
 # -- 3. the fuzz judges arguments, not the frame reader ------------------------------------------------------
 
+@pytest.mark.slow  # a whole bounded fuzz
 def test_bounded_fuzz_passes_a_silent_strict_frame_reader_and_fuzzes_every_tool(run_probe) -> None:
     finding = run_probe("bounded_fuzz", "fuzz_strict_reader")
     assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
@@ -89,6 +90,7 @@ def test_bounded_fuzz_passes_a_silent_strict_frame_reader_and_fuzzes_every_tool(
     assert any(row.startswith('not sent as an argument: "\\ud800"') for row in finding.evidence), finding.evidence
 
 
+@pytest.mark.slow  # a whole bounded fuzz
 def test_bounded_fuzz_leaves_a_long_operation_not_checked(run_probe) -> None:
     """server-everything's trigger-long-running-operation, asked for 12,345 seconds, works on and keeps serving:
     slow by design, not a dropped call."""
@@ -98,6 +100,7 @@ def test_bounded_fuzz_leaves_a_long_operation_not_checked(run_probe) -> None:
     assert any(row.startswith("not checked: long_operation(duration=12345)") for row in finding.evidence), finding.evidence
 
 
+@pytest.mark.slow  # a whole bounded fuzz
 def test_bounded_fuzz_still_fails_a_call_that_is_dropped(run_probe) -> None:
     finding = run_probe("bounded_fuzz", "fuzz_slow_by_design", "--drop-strings")
     assert (finding.status, finding.reason) == ("FAIL", "fuzzed_call_unanswered"), (finding.summary, finding.evidence)
