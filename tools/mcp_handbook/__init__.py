@@ -16,9 +16,9 @@ def load_corpus(root: Path | str = ".", *, content_dir: str = "content", proving
     ``proving`` also checks probe, seam and reason names against the toolchain (it imports the probes
     and the reference server's seam table): ``check``, the pytest plugin, ``evidence`` and ``audit`` do."""
     from .lint import lint
-    from .parse import parse_content
+    from .parse_cache import parse_cached
 
-    corpus = parse_content(Path(root), content_dir=content_dir)
+    corpus = parse_cached(Path(root), content_dir=content_dir)  # parse_content's result, reused while nothing changed
     known = None
     if proving:
         from .vocabulary import toolchain_vocabulary
