@@ -49,8 +49,9 @@ def content_key(root: Path, content_dir: str) -> str:
     for name in PARSER_SOURCES:
         digest.update((package / name).read_bytes() + b"\0")
     content = root / content_dir
-    for path in sorted(p for p in content.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
+    for path in sorted(content.rglob("*")):  # folders too: a link may name one, and the link check asks if it exists
+        name = path.relative_to(root).as_posix().encode("utf-8")
+        digest.update(name + (b"\0" + path.read_bytes() if path.is_file() else b"/") + b"\0")
     return digest.hexdigest()
 
 
