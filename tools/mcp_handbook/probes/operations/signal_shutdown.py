@@ -16,7 +16,7 @@ from typing import Any
 from ..registry import probe
 from ..support import (
     Finding, Target, WireSession, WireTimeout, compact, failed, fill_arguments, handshake, is_error_result, passed, properties,
-    schema_type, send_request, session_with_tools,
+    schema_type, session_with_tools,
 )
 from ._common import read_only_first
 
@@ -91,10 +91,6 @@ def graceful_signal_shutdown(target: Target) -> Finding:
     for name, s, signum in (("SIGTERM", term, signal.SIGTERM), ("SIGINT", intr, signal.SIGINT)):
         marks[name] = time.monotonic() - s.started
         s.signal(signum)
-        # A signal may be delivered to another thread than the one blocked reading stdin, and then a Python
-        # server runs its handler (or raises KeyboardInterrupt) only once that read returns: a ping right
-        # after the signal makes every server meet it at the same point, whatever the machine's load.
-        send_request(s, "ping")
     if slow is not None:
         try:
             answer = term.wait_for_id(slow_id, timeout=SLOW_SECONDS + target.timeout)
