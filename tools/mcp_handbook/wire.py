@@ -31,6 +31,21 @@ MAX_CAPTURE_LINES = 200_000
 CHUNK = 65536
 
 
+INHERITED_IGNORES = (signal.SIGINT, signal.SIGQUIT)
+"""Signals a shell ignores in the commands it runs in the background; a child inherits that, so a server started
+from a background job (a CI step, ``cmd &``) would ignore Ctrl-C where a host's server would not."""
+
+
+def _ignored_signals() -> bool:
+    return any(signal.getsignal(s) == signal.SIG_IGN for s in INHERITED_IGNORES)
+
+
+def _default_signals() -> None:
+    """In the child, before exec: the default action for each signal a host's server starts with."""
+    for s in INHERITED_IGNORES:
+        signal.signal(s, signal.SIG_DFL)
+
+
 @dataclass(frozen=True, slots=True)
 class Line:
     """One line seen on a stream."""
@@ -89,6 +104,7 @@ class WireSession:
             start_new_session=True,
             pass_fds=tuple(pass_fds),
             close_fds=True,
+            preexec_fn=_default_signals if _ignored_signals() else None,
         )
         self.pid = self.proc.pid
         self._lock = threading.Condition()
