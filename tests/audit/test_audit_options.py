@@ -110,6 +110,16 @@ def test_a_server_that_cannot_serve_is_reported_once_and_quickly(project_root: P
 
 
 @pytest.mark.slow  # a whole audit
+def test_a_secret_on_stdout_before_any_answer_is_masked_too(project_root: Path, tmp_path: Path) -> None:
+    """A server that prints its token as a banner and never answers: the preflight's own finding quotes stdout."""
+    out = tmp_path / "audit.json"
+    banner = "import os, sys, time; print('starting with token ' + os.environ['API_TOKEN'], flush=True); time.sleep(30)"
+    run = run_cli(project_root, "audit", "-o", str(out), "--wait", "1", "--", sys.executable, "-c", banner, limit=60)
+    assert "TRN-001 FAIL" in run.stdout and "<CANARY>" in out.read_text(), run.stdout
+    assert "hb-canary" not in run.stdout + out.read_text()
+
+
+@pytest.mark.slow  # a whole audit
 def test_the_summary_never_prints_the_secret(project_root: Path, tmp_path: Path) -> None:
     out = tmp_path / "audit.json"
     run = run_cli(project_root, "audit", "-o", str(out), "--wait", "2", "--rule", "TRN-001", "--rule", "ERR-005", "--",

@@ -147,16 +147,15 @@ def test_a_change_to_the_reference_server_makes_every_proof_stale(handbook: Path
 
 
 def test_every_probe_helper_module_is_in_what_every_proof_depends_on() -> None:
-    """A gate's ``_common.py`` (or the support module) is code its probes run: editing it must make their proofs
-    stale, so it is hashed into every key; a probe module itself is hashed into its own rules' keys only."""
+    """Code probes share (the support module, the shared schema, call and judging modules, a gate's ``_common.py``)
+    is code every probe may run: editing it must make the proofs stale, so it is hashed into every key; a probe
+    module itself is hashed into its own rules' keys only."""
     files = {path.relative_to(evidence.PACKAGE).as_posix() for path in evidence.shared_files()
              if path.is_relative_to(evidence.PACKAGE)}
-    probes = evidence.PACKAGE / "probes"
-    helpers = {p.relative_to(evidence.PACKAGE).as_posix() for p in probes.rglob("*.py")
-               if p.parent == probes or p.name.startswith("_")}
-    assert "probes/errors/_common.py" in helpers and "probes/support.py" in helpers
-    assert helpers <= files, sorted(helpers - files)
-    assert "probes/errors/id_echo.py" not in files
+    for helper in ("probes/support.py", "probes/registry.py", "probes/schemas.py", "probes/calls.py", "probes/judging.py",
+                   "probes/errors/_common.py", "probes/security/_common.py", "wire.py", "verify.py"):
+        assert helper in files, helper
+    assert "probes/errors/id_echo.py" not in files and "probes/security/hidden_text.py" not in files
 
 
 def test_a_recorded_proof_that_did_not_hold_fails_the_check(handbook: Path) -> None:

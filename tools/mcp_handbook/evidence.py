@@ -41,9 +41,9 @@ HEADER = (
     "Each entry is one block's proof against the reference server; `key` hashes the block's code and options, its seam, "
     "its probe's source, the shared probe and verdict code and the reference server's source."
 )
-SHARED_SOURCES = ("probes/support.py", "probes/registry.py", "wire.py", "verify.py")
-
-"""Toolchain files every proof depends on, relative to the ``mcp_handbook`` package."""
+SHARED_SOURCES = ("wire.py", "verify.py")
+"""Toolchain files outside ``probes/`` that every proof depends on, relative to the ``mcp_handbook`` package (every
+probe helper module is added by :func:`shared_files`)."""
 MAX_EVIDENCE_LINES = 12
 MAX_LINE_CHARS = 300
 _SCRUBS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -108,7 +108,7 @@ def shared_files() -> list[Path]:
     server = server_folder()
     probes = PACKAGE / "probes"
     helpers = sorted({*probes.glob("*.py"), *probes.glob("*/_*.py")})
-    files = [PACKAGE / rel for rel in SHARED_SOURCES if not rel.startswith("probes/")] + helpers
+    files = [PACKAGE / rel for rel in SHARED_SOURCES] + helpers
     return files + (sorted(server.rglob("*.py")) if server else [])
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 
 TOOLS = [
     {"name": "echo", "description": "Echo the path back.", "annotations": {"readOnlyHint": True},
@@ -71,6 +72,21 @@ def serve(*, pad: int = 0) -> None:
         reply = answer(message) if isinstance(message, dict) else None
         if reply is not None:
             write(reply, pad=pad)
+
+
+def serve_tools(call: Callable[[object, dict], dict]) -> None:
+    """Serve with ``call(tool name, arguments)`` giving the result of every ``tools/call``; the rest as above."""
+    plain = answer
+
+    def routed(message: dict) -> dict | None:
+        if message.get("method") != "tools/call" or "id" not in message:
+            return plain(message)
+        params = message.get("params") or {}
+        arguments = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
+        return {"jsonrpc": "2.0", "id": message["id"], "result": call(params.get("name"), arguments)}
+
+    globals()["answer"] = routed
+    serve()
 
 
 if __name__ == "__main__":

@@ -37,18 +37,9 @@ def call(name: str, arguments: dict) -> tuple[str, bool]:
     return done.stdout + done.stderr, done.returncode != 0
 
 
-original = tiny.answer
+def result(name: object, arguments: dict) -> dict:
+    text, is_error = call(name, arguments)
+    return {"content": [{"type": "text", "text": text}], "isError": is_error}
 
 
-def answer(message: dict) -> dict | None:
-    if message.get("method") == "tools/call" and "id" in message:
-        params = message.get("params") or {}
-        arguments = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
-        text, is_error = call(params.get("name"), arguments)
-        return {"jsonrpc": "2.0", "id": message["id"],
-                "result": {"content": [{"type": "text", "text": text}], "isError": is_error}}
-    return original(message)
-
-
-tiny.answer = answer
-tiny.serve()
+tiny.serve_tools(result)

@@ -63,16 +63,4 @@ def call(name: str, arguments: dict) -> dict:
     return {"content": [{"type": "text", "text": f"Unknown tool or bad arguments: {name}"}], "isError": True}
 
 
-original = tiny.answer
-
-
-def answer(message: dict) -> dict | None:
-    if message.get("method") == "tools/call" and "id" in message:
-        params = message.get("params") or {}
-        arguments = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
-        return {"jsonrpc": "2.0", "id": message["id"], "result": call(params.get("name"), arguments)}
-    return original(message)
-
-
-tiny.answer = answer
-tiny.serve()
+tiny.serve_tools(call)

@@ -54,16 +54,4 @@ def call(name: str, arguments: dict) -> dict:
     return _error(f"Unknown tool {name!r}. Action: call tools/list.")
 
 
-original = tiny.answer
-
-
-def answer(message: dict) -> dict | None:
-    if message.get("method") == "tools/call" and "id" in message:
-        params = message.get("params") or {}
-        arguments = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
-        return {"jsonrpc": "2.0", "id": message["id"], "result": call(params.get("name"), arguments)}
-    return original(message)
-
-
-tiny.answer = answer
-tiny.serve()
+tiny.serve_tools(call)

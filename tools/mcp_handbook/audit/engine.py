@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..model import Corpus, Rule
 from ..probes.registry import Probe
-from ..probes.support import Finding, failed, not_applicable
+from ..probes.support import Finding, Target, failed, mask, not_applicable
 from .applies import does_not_apply
 from .contain import Contained
 from .guard import ToolCallGuard
@@ -189,7 +189,8 @@ def run_audit(
             verdicts = {name: _from_preflight(name, facts) for name in plan}
         canary = [f"{name}: {seen}" for name, run in [("preflight", pre), *runs.items()] for seen in run.target.canary_sightings()]
         for name, run in runs.items():
-            verdicts[name] = _masked(_with_canary(run.finding(), name, canary), targets.canary)
+            verdicts[name] = _with_canary(run.finding(), name, canary)
+        verdicts = {name: _masked(finding, pre.target) for name, finding in verdicts.items()}
         findings = tuple(
             RuleFinding(rule, name, not_applicable(elsewhere[rule.id]), 0.0, na=DOES_NOT_APPLY) if rule.id in elsewhere
             else RuleFinding(rule, name, verdicts[name], runs[name].seconds if name in runs else 0.0,
@@ -231,11 +232,10 @@ def _with_canary(finding: Finding, name: str, sightings: list[str]) -> Finding:
     return replace(finding, evidence=(*finding.evidence, *(f"canary secret seen in {s}" for s in own[:3])))
 
 
-def _masked(finding: Finding, canary: str) -> Finding:
-    """The finding with the canary secret replaced wherever a probe quoted it: no worksheet or console shows it."""
-    def hide(text: str) -> str:
-        return text.replace(canary, "<CANARY>")
-    return replace(finding, summary=hide(finding.summary), evidence=tuple(hide(e) for e in finding.evidence))
+def _masked(finding: Finding, target: Target) -> Finding:
+    """The finding with the canary secret masked wherever it was quoted (a probe's or the preflight's): no
+    worksheet or console shows it."""
+    return replace(finding, summary=mask(finding.summary, target), evidence=tuple(mask(e, target) for e in finding.evidence))
 
 
 def _framing_seen(facts: ServerFacts) -> Finding | None:

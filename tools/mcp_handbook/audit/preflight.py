@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..probes.support import Finding, Target, WireTimeout, compact, failed, is_jsonrpc_message, list_tools, passed
+from ..probes.support import Finding, Target, WireTimeout, compact, failed, is_jsonrpc_message, list_tools, mask, passed
 from ..wire import MAX_LINE_BYTES, WireSession
 
 FLOOD_LINES = 1000
@@ -51,30 +51,31 @@ class ServerFacts:
         return f"{name}, protocol {self.protocol_version or '?'}, answered initialize in {self.startup:.1f} s, {tools}"
 
 
-def _what_happened(session: WireSession, exc: Exception) -> str:
-    """A hostile server's behaviour, named: crashed, flooded, wrote garbage, or stayed silent."""
+def _what_happened(session: WireSession, exc: Exception, target: Target) -> str:
+    """A hostile server's behaviour, named: crashed, flooded, wrote garbage, or stayed silent. What it wrote is
+    quoted with the canary masked before any cut: this sentence goes to the console and the worksheet."""
     garbage = [m for m in session.stdout if m.value is None]
     if session.stdout_flooded:
         return "it flooded stdout (more than 32 MiB without an answer)"
     code = session.wait_exit(0.2)
     if code is not None:
         err = [ln.text for ln in session.stderr_lines][-1:]
-        last = f"; last stderr line: {err[0][:200]}" if err else ""
+        last = f"; last stderr line: {mask(err[0], target)[:200]}" if err else ""
         return f"it exited with code {code} before answering{last}"
     huge = [m for m in garbage if m.line.size > MAX_LINE_BYTES]
     if huge:
         return f"it answered with a {huge[0].line.size:,}-byte line, longer than the {MAX_LINE_BYTES:,} bytes the auditor reads as one message"
     if len(garbage) > FLOOD_LINES:
-        return f"it flooded stdout with {len(garbage):,} non-JSON lines instead of an answer (first: {garbage[0].line.text[:80]!r})"
+        return f"it flooded stdout with {len(garbage):,} non-JSON lines instead of an answer (first: {mask(garbage[0].line.text, target)[:80]!r})"
     if garbage:
-        return f"it wrote {len(garbage)} non-JSON line(s) to stdout instead of an answer (first: {garbage[0].line.text[:120]!r})"
+        return f"it wrote {len(garbage)} non-JSON line(s) to stdout instead of an answer (first: {mask(garbage[0].line.text, target)[:120]!r})"
     return f"no answer ({exc})"
 
 
-def _note_stdout(facts: ServerFacts, session: WireSession) -> None:
+def _note_stdout(facts: ServerFacts, session: WireSession, target: Target) -> None:
     lines = session.stdout
     facts.stdout_lines = len(lines)
-    facts.stdout_garbage = [f"<<< {m.line.text[:200]}" for m in lines if not is_jsonrpc_message(m.value)][:5]
+    facts.stdout_garbage = [f"<<< {mask(m.line.text, target)[:200]}" for m in lines if not is_jsonrpc_message(m.value)][:5]
 
 
 def handshake(facts: ServerFacts, target: Target) -> Finding:
@@ -84,8 +85,8 @@ def handshake(facts: ServerFacts, target: Target) -> Finding:
     try:
         response = session.initialize(timeout=target.timeout)
     except WireTimeout as exc:
-        facts.problem = _what_happened(session, exc)
-        _note_stdout(facts, session)
+        facts.problem = _what_happened(session, exc, target)
+        _note_stdout(facts, session, target)
         return failed("no_answer", facts.problem, *session.transcript(limit=8))
     facts.startup = time.monotonic() - began
     result = response.get("result")
