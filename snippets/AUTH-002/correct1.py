@@ -44,14 +44,16 @@ def authenticate(headers):
         # no credentials (or another scheme): 401 without an error code, naming the scope to ask for
         raise AuthError(401, scope="notes:read")
     if not token or " " in token.strip():
-        raise AuthError(400, error="invalid_request", error_description="malformed Authorization header")
+        raise AuthError(400, error="invalid_request",
+                        error_description="malformed Authorization header")
     try:
         key = JWKS.get_signing_key_from_jwt(token).key
         return jwt.decode(token, key, algorithms=["RS256", "ES256"], issuer=ISSUER,
                           audience=RESOURCE,  # issued for this server, not another (AUTH-003)
                           options={"require": ["exp", "iss", "aud", "sub"]})
     except jwt.PyJWTError:
-        raise AuthError(401, error="invalid_token", error_description="invalid or expired token") from None
+        raise AuthError(401, error="invalid_token",
+                        error_description="invalid or expired token") from None
 
 
 def authorize(claims, tool_name):
@@ -60,13 +62,15 @@ def authorize(claims, tool_name):
     needed = TOOL_SCOPES.get(tool_name, set(SCOPES))
     if not needed <= granted:
         raise AuthError(403, error="insufficient_scope",
-                        scope=" ".join(sorted((granted & set(SCOPES)) | needed)),  # keep what was granted
+                        # keep what was granted
+                        scope=" ".join(sorted((granted & set(SCOPES)) | needed)),
                         error_description=f"{tool_name} needs {' '.join(sorted(needed - granted))}")
     return claims
 
 
 def check_request(headers, message):
-    """Run before the MCP message is handled: 401/400 on the token, 403 on a tools/call it does not cover."""
+    """Run before the MCP message is handled: 401/400 on the token, 403 on a tools/call it
+    does not cover."""
     claims = authenticate(headers)
     if message.get("method") == "tools/call":
         authorize(claims, (message.get("params") or {}).get("name", ""))

@@ -28,11 +28,12 @@ TOOL = {
 def handle(arguments, ctx):
     if not TOKEN:
         return {"content": [{"type": "text", "text": "No tracker credential is configured. Action: "
-                                                      "ask the user to set API_TOKEN in this server's "
-                                                      "launch configuration."}],
+                                                      "ask the user to set API_TOKEN in this "
+                                                      "server's launch configuration."}],
                 "isError": True}
     request = urllib.request.Request(
-        API, data=json.dumps({"title": arguments["title"], "body": arguments.get("body", "")}).encode(),
+        API, data=json.dumps({"title": arguments["title"], "body": arguments.get("body",
+                                                                                 "")}).encode(),
         headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"},
         method="POST")
     with urllib.request.urlopen(request, timeout=10) as response:

@@ -7,7 +7,8 @@ TOOL = {
     "inputSchema": {
         "type": "object",
         "properties": {
-            "customer_id": {"type": "string", "maxLength": 64, "description": "CRM id, e.g. \"C-1042\"."},
+            "customer_id": {"type": "string", "maxLength": 64,
+                            "description": "CRM id, e.g. \"C-1042\"."},
             "crm": {
                 "type": "object",
                 "description": "How to reach the CRM.",
@@ -28,4 +29,5 @@ TOOL = {
 
 
 def handle(arguments, ctx):
-    return {"content": [{"type": "text", "text": "not implemented in this example"}], "isError": True}
+    return {"content": [{"type": "text", "text": "not implemented in this example"}],
+            "isError": True}

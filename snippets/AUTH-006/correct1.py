@@ -33,7 +33,8 @@ class ServiceCredentials:
         if not (self._client_id and self._client_secret):
             raise SystemExit("TRACKER_CLIENT_ID and TRACKER_CLIENT_SECRET must be set; "
                              "see the README's Configuration table")
-        with _OPENER.open(f"{ISSUER}/.well-known/oauth-authorization-server", timeout=10) as response:
+        with _OPENER.open(f"{ISSUER}/.well-known/oauth-authorization-server",
+                          timeout=10) as response:
             metadata = json.load(response)  # RFC 8414
         self._token_url = metadata["token_endpoint"]
         if not self._token_url.startswith("https://"):
@@ -55,7 +56,8 @@ class ServiceCredentials:
         if time.time() < self._expires - 60:
             return self._token
         fields = {"grant_type": "client_credentials", "scope": "issues:write"}
-        headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
+        headers = {"Content-Type": "application/x-www-form-urlencoded",
+                   "Accept": "application/json"}
         if self._method == "client_secret_basic":
             # RFC 6749 section 2.3.1: id and secret form-urlencoded, then Basic; sent with the
             # request itself, not in answer to a challenge the server may never send
@@ -63,13 +65,15 @@ class ServiceCredentials:
             headers["Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")
         else:  # the metadata offers client_secret_post only
             fields.update(client_id=self._client_id, client_secret=self._client_secret)
-        request = urllib.request.Request(self._token_url, data=urllib.parse.urlencode(fields).encode(),
+        request = urllib.request.Request(self._token_url,
+                                         data=urllib.parse.urlencode(fields).encode(),
                                          headers=headers, method="POST")
         try:
             with _OPENER.open(request, timeout=10) as response:
                 grant = json.load(response)
         except urllib.error.HTTPError as exc:
-            raise RuntimeError(f"the token endpoint refused the request (HTTP {exc.code})") from None
+            raise RuntimeError("the token endpoint refused the request (HTTP "
+                               f"{exc.code})") from None
         self._token = grant["access_token"]
         self._expires = time.time() + float(grant.get("expires_in", 300))  # expires_in is optional
         return self._token

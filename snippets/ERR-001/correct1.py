@@ -25,7 +25,8 @@ def dispatch(message, handlers):
     except ProtocolError as exc:
         return _error(message["id"], exc.code, exc.message, exc.data) if is_request else None
     except Exception:
-        traceback.print_exc(file=sys.stderr)  # the operator's copy; the client gets a generic message
+        # the operator's copy; the client gets a generic message
+        traceback.print_exc(file=sys.stderr)
         return _error(message["id"], -32603, "Internal error") if is_request else None
     if not is_request:
         return None  # not even a success goes back for a notification

@@ -17,4 +17,5 @@ def dispatch(message, handlers):
     try:
         return {"jsonrpc": "2.0", "id": request_id, "result": handler(message)}
     except ProtocolError as exc:
-        return {"jsonrpc": "2.0", "id": request_id, "error": {"code": exc.code, "message": exc.message}}
+        return {"jsonrpc": "2.0", "id": request_id, "error": {"code": exc.code,
+                                                              "message": exc.message}}

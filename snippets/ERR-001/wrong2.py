@@ -9,4 +9,5 @@ def dispatch(message, handlers):
     try:
         return {"jsonrpc": "2.0", "id": message.get("id"), "result": handler(message)}
     except Exception:
-        return {"jsonrpc": "2.0", "id": message.get("id"), "error": {"code": -32603, "message": "Internal error"}}
+        return {"jsonrpc": "2.0", "id": message.get("id"), "error": {"code": -32603,
+                                                                     "message": "Internal error"}}

@@ -13,12 +13,14 @@ def dispatch(message, handlers):
     request_id, is_request = message.get("id"), "id" in message
     handler = handlers.get(message["method"])
     if handler is None:
-        return ({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}}
+        return ({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601,
+                                                               "message": "Method not found"}}
                 if is_request else None)
     try:
         result = handler(message)
     except ProtocolError as exc:
-        return ({"jsonrpc": "2.0", "id": request_id, "error": {"code": exc.code, "message": exc.message}}
+        return ({"jsonrpc": "2.0", "id": request_id, "error": {"code": exc.code,
+                                                               "message": exc.message}}
                 if is_request else None)
     if not is_request:
         return None
@@ -26,5 +28,6 @@ def dispatch(message, handlers):
         text = " ".join(block.get("text", "") for block in result.get("content", []))
         for needle, code, label in DOMAIN_CODES:
             if needle in text:
-                return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": f"{label}: {text}"}}
+                return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code,
+                    "message": f"{label}: {text}"}}
     return {"jsonrpc": "2.0", "id": request_id, "result": result}

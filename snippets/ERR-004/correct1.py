@@ -13,7 +13,8 @@ def _describe(error):
     where = _pointer(error.absolute_path)
     if error.validator in ("required", "additionalProperties"):
         return f"{where}: {error.message}"  # names the field, never its value
-    return f"{where}: fails '{error.validator}' (the schema asks for {error.validator_value!r}); send a value that fits"
+    return (f"{where}: fails '{error.validator}' (the schema asks for {error.validator_value!r}); "
+            "send a value that fits")
 
 
 def validate_arguments(tool, arguments):

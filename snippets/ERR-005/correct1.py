@@ -9,7 +9,8 @@ _BENIGN = {"PATH", "HOME", "LANG", "LC_ALL", "PWD", "SHELL", "TERM", "USER", "PY
 
 
 def _mask_environment(text):
-    """Replace the value of every non-trivial environment variable: that is how secrets reach logs."""
+    """Replace the value of every non-trivial environment variable: that is how secrets
+    reach logs."""
     for name, value in os.environ.items():
         if name not in _BENIGN and len(value) >= 6:
             text = text.replace(value, f"<env:{name}>")

@@ -2,5 +2,6 @@
 # Rule ERR-005, WRONG block 4; mounted at seam tool_error_result.
 def tool_error_result(tool, exc):
     # the exception is swallowed: nobody can ever find out what went wrong
-    text = f"Tool '{tool}' failed with an internal error. Action: retry once, then report it to the user."
+    text = (f"Tool '{tool}' failed with an internal error. Action: retry once, then report it "
+            "to the user.")
     return {"content": [{"type": "text", "text": text}], "isError": True}

@@ -9,7 +9,8 @@ def dispatch(message, handlers):
     handler = handlers.get(method)
     if handler is None:
         return {"jsonrpc": "2.0", "id": message["id"],
-                "error": {"code": -32601, "message": f"Method not found: {method}"}} if is_request else None
+                "error": {"code": -32601,
+                          "message": f"Method not found: {method}"}} if is_request else None
     try:
         result = handler(message)
     except ProtocolError as exc:
@@ -17,7 +18,8 @@ def dispatch(message, handlers):
             # "the model should see every tool error": but there is no tool here to have failed
             result = {"content": [{"type": "text", "text": exc.message}], "isError": True}
         elif is_request:
-            return {"jsonrpc": "2.0", "id": message["id"], "error": {"code": exc.code, "message": exc.message}}
+            return {"jsonrpc": "2.0", "id": message["id"], "error": {"code": exc.code,
+                                                                     "message": exc.message}}
         else:
             return None
     return {"jsonrpc": "2.0", "id": message["id"], "result": result} if is_request else None

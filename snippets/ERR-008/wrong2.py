@@ -16,8 +16,10 @@ def dispatch(message, handlers):
     response_id = next(_next_id)  # "every response gets a fresh id"
     handler = handlers.get(message["method"])
     if handler is None:
-        return {"jsonrpc": "2.0", "id": response_id, "error": {"code": -32601, "message": "Method not found"}}
+        return {"jsonrpc": "2.0", "id": response_id, "error": {"code": -32601,
+                                                               "message": "Method not found"}}
     try:
         return {"jsonrpc": "2.0", "id": response_id, "result": handler(message)}
     except ProtocolError as exc:
-        return {"jsonrpc": "2.0", "id": response_id, "error": {"code": exc.code, "message": exc.message}}
+        return {"jsonrpc": "2.0", "id": response_id, "error": {"code": exc.code,
+                                                               "message": exc.message}}

@@ -11,12 +11,14 @@ def dispatch(message, handlers):
     handler = handlers.get(method)
     if handler is None:
         return {"jsonrpc": "2.0", "id": message["id"],
-                "error": {"code": -32601, "message": f"Method not found: {method}"}} if is_request else None
+                "error": {"code": -32601,
+                          "message": f"Method not found: {method}"}} if is_request else None
     try:
         result = handler(message)
     except ProtocolError as exc:
         origin = traceback.extract_tb(exc.__traceback__)[-1]
         data = {"exception": type(exc).__name__, "raised_at": f"{origin.filename}:{origin.lineno}"}
         return {"jsonrpc": "2.0", "id": message["id"],
-                "error": {"code": exc.code, "message": exc.message, "data": data}} if is_request else None
+                "error": {"code": exc.code, "message": exc.message,
+                          "data": data}} if is_request else None
     return {"jsonrpc": "2.0", "id": message["id"], "result": result} if is_request else None

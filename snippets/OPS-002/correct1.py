@@ -5,7 +5,8 @@ def read_frames(stream, max_bytes):
     oversized = False
     while True:
         chunk = stream.read1(65536)
-        if not chunk:  # EOF: the client has hung up, so the generator ends and the server drains and exits
+        # EOF: the client has hung up, so the generator ends and the server drains and exits
+        if not chunk:
             break
         lines = chunk.split(b"\n")
         for index, piece in enumerate(lines):

@@ -20,7 +20,8 @@ TOOL = {
     "title": "Count workspace files",
     "description": "Return how many files the workspace holds (refreshed every 30 s). Read-only.",
     "inputSchema": {"type": "object", "additionalProperties": False},
-    "annotations": {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
+    "annotations": {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
+                    "openWorldHint": False},
 }
 
 

@@ -14,5 +14,6 @@ def decode_cursor(cursor, *, nonce, count):
     issued_by, _, offset = raw.partition(":")
     if issued_by == nonce and offset.isdigit() and 0 < int(offset) < count:
         return int(offset)
-    raise ProtocolError(-32602, "Invalid params: unknown cursor; pass nextCursor from the last tools/list "
+    raise ProtocolError(-32602,
+                        "Invalid params: unknown cursor; pass nextCursor from the last tools/list "
                                 "result unchanged, or omit it to start from the beginning")

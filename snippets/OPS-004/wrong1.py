@@ -5,7 +5,9 @@ import base64
 
 def decode_cursor(cursor, *, nonce, count):
     try:
-        _, _, offset = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii").partition(":")
+        _, _, offset = (
+            base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii").partition(":")
+        )
         return int(offset)
     except ValueError:
         return 0  # "be forgiving": the client gets page one again, with the same nextCursor

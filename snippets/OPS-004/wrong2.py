@@ -6,7 +6,8 @@ from reference_server.errors import ProtocolError
 
 
 def decode_cursor(cursor, *, nonce, count):
-    issued_by, offset = base64.urlsafe_b64decode(cursor).decode().split(":")  # raises on anything unexpected
+    # raises on anything unexpected
+    issued_by, offset = base64.urlsafe_b64decode(cursor).decode().split(":")
     if issued_by != nonce:
         raise ProtocolError(-32602, "Invalid params: cursor from another server instance")
     return int(offset)

@@ -15,11 +15,13 @@ def dispatch(message, handlers):
     is_request = "id" in message
     handler = handlers.get(method)
     if handler is None:
-        return SEAMS["error_response"](message["id"], -32601, f"Method not found: {method}") if is_request else None
+        return SEAMS["error_response"](message["id"], -32601,
+                                       f"Method not found: {method}") if is_request else None
     try:
         result = handler(message)
     except ProtocolError as exc:
-        return SEAMS["error_response"](message["id"], exc.code, exc.message, exc.data) if is_request else None
+        return SEAMS["error_response"](message["id"], exc.code, exc.message,
+                                       exc.data) if is_request else None
     if method == "initialize":
         result["instructions"] = INSTRUCTIONS
     return {"jsonrpc": "2.0", "id": message["id"], "result": result} if is_request else None

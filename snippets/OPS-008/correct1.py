@@ -21,10 +21,15 @@ def log(level, event, **fields):
     if rank >= LogState.stderr_rank:
         record = {"ts": _utc_now(), "level": level, "event": event}
         for key, value in safe.items():
-            record[key if key not in record else f"field_{key}"] = value  # a field never overwrites ts/level/event
+            # a field never overwrites ts/level/event
+            record[key if key not in record else f"field_{key}"] = value
         line = json.dumps(record, separators=(",", ":"), ensure_ascii=False, default=str)
         with _STDERR_LOCK:
             sys.stderr.write(line + "\n")
             sys.stderr.flush()
-    if LogState.sink is not None and LogState.client_rank is not None and rank >= LogState.client_rank:
+    if (
+        LogState.sink is not None
+        and LogState.client_rank is not None
+        and rank >= LogState.client_rank
+    ):
         LogState.sink(level, event, safe)

@@ -12,7 +12,12 @@ def log(level, event, **fields):
     if rank >= LogState.stderr_rank:
         details = " ".join(f"{key}={value}" for key, value in safe.items())
         # local time, no zone, wording instead of structure: unparseable and ambiguous
-        sys.stderr.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {level.upper():<8} {event} {details}\n")
+        sys.stderr.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {level.upper():<8} {event} "
+                         f"{details}\n")
         sys.stderr.flush()
-    if LogState.sink is not None and LogState.client_rank is not None and rank >= LogState.client_rank:
+    if (
+        LogState.sink is not None
+        and LogState.client_rank is not None
+        and rank >= LogState.client_rank
+    ):
         LogState.sink(level, event, safe)

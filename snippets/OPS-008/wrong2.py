@@ -11,9 +11,14 @@ def log(level, event, **fields):
     rank = RANK.get(level, RANK["error"])
     safe = redact(fields)
     if rank >= LogState.stderr_rank:
-        record = {"ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "level": level, "event": event, **safe}
+        record = {"ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "level": level,
+                  "event": event, **safe}
         # indent=2 splits one event over many lines, which interleave with other threads' records
         sys.stderr.write(json.dumps(record, indent=2, default=str) + "\n")
         sys.stderr.flush()
-    if LogState.sink is not None and LogState.client_rank is not None and rank >= LogState.client_rank:
+    if (
+        LogState.sink is not None
+        and LogState.client_rank is not None
+        and rank >= LogState.client_rank
+    ):
         LogState.sink(level, event, safe)

@@ -11,7 +11,8 @@ def log(level, event, **fields):
     rank = RANK.get(level, RANK["error"])  # debug=0 ... emergency=7; unknown levels count as error
     safe = redact(fields)
     if rank >= LogState.stderr_rank:
-        record = {"ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "level": level, "event": event, **safe}
+        record = {"ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "level": level,
+                  "event": event, **safe}
         sys.stderr.write(json.dumps(record, separators=(",", ":"), default=str) + "\n")
         sys.stderr.flush()
     client_rank = LogState.client_rank  # None until the client calls logging/setLevel

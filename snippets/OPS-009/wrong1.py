@@ -11,7 +11,8 @@ def log(level, event, **fields):
     rank = RANK.get(level, RANK["error"])
     safe = redact(fields)
     if rank >= LogState.stderr_rank:
-        record = {"ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "level": level, "event": event, **safe}
+        record = {"ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "level": level,
+                  "event": event, **safe}
         sys.stderr.write(json.dumps(record, default=str) + "\n")
     if LogState.sink is not None:
         LogState.sink(level, event, safe)  # the level the client chose is never consulted

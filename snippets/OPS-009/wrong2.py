@@ -10,7 +10,8 @@ from reference_server.logs import LEVELS, RANK, LogState, redact
 def log(level, event, **fields):
     safe = redact(fields)
     if RANK.get(level, RANK["error"]) >= LogState.stderr_rank:
-        record = {"ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "level": level, "event": event, **safe}
+        record = {"ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "level": level,
+                  "event": event, **safe}
         sys.stderr.write(json.dumps(record, default=str) + "\n")
     if LogState.sink is not None and LogState.client_rank is not None:
         client_level = LEVELS[LogState.client_rank]

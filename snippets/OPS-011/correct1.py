@@ -4,7 +4,8 @@ import json
 import os
 import socket
 
-SOCKET_PATH = os.path.join(os.environ.get("XDG_RUNTIME_DIR", "/run/user/1000"), "notes-index", "daemon.sock")
+SOCKET_PATH = os.path.join(os.environ.get("XDG_RUNTIME_DIR", "/run/user/1000"), "notes-index",
+                           "daemon.sock")
 
 
 def ask_daemon(method, params, *, timeout=10.0):
@@ -22,6 +23,6 @@ def search(arguments):
         found = ask_daemon("search", {"query": arguments["query"]})
     except (FileNotFoundError, ConnectionRefusedError, TimeoutError):
         return {"isError": True, "content": [{"type": "text", "text":
-                "The search backend is not running or is restarting. Action: retry in a few seconds; "
-                "if it keeps failing, ask the user to start the notes-index daemon."}]}
+                "The search backend is not running or is restarting. Action: retry in a few "
+                "seconds; if it keeps failing, ask the user to start the notes-index daemon."}]}
     return {"content": [{"type": "text", "text": json.dumps(found)}], "structuredContent": found}

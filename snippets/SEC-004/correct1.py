@@ -5,7 +5,8 @@ import shutil
 import tempfile
 
 SYSTEM_PATH = "/usr/bin:/bin"  # absolute, owned by root, nothing the server or the model can write
-CHILD_HOME = tempfile.mkdtemp(prefix="mcp-child-home-")  # empty, private (mode 0700), per server process
+# empty, private (mode 0700), per server process
+CHILD_HOME = tempfile.mkdtemp(prefix="mcp-child-home-")
 atexit.register(shutil.rmtree, CHILD_HOME, ignore_errors=True)
 
 

@@ -5,7 +5,8 @@ import os
 
 def close_inherited_fds():
     try:
-        open_fds = [int(name) for name in os.listdir("/proc/self/fd")]  # Linux: exactly what is open
+        # Linux: exactly what is open
+        open_fds = [int(name) for name in os.listdir("/proc/self/fd")]
     except OSError:
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # elsewhere: every possible number
         return

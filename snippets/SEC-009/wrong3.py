@@ -11,5 +11,6 @@ def tool_error_result(tool, exc):
     print(f"[{ref}] tool {tool} failed:", file=sys.stderr)
     traceback.print_exception(exc, file=sys.stderr)
     return {"content": [{"type": "text", "text": f"Tool '{tool}' failed (reference {ref}). "
-                                                  "Action: retry once, then report the reference."}],
+                                                  "Action: retry once, then report the "
+                                                  "reference."}],
             "isError": True}

@@ -40,6 +40,7 @@ def handle(arguments, ctx):
         value = _evaluate(ast.parse(arguments["expression"], mode="eval"))
     except (SyntaxError, ValueError, ZeroDivisionError) as exc:
         return {"content": [{"type": "text", "text": f"Cannot calculate this: {exc}. Action: send "
-                                                      "numbers with + - * / and parentheses only."}],
+                                                      "numbers with + - * / and parentheses "
+                                                      "only."}],
                 "isError": True}
     return {"content": [{"type": "text", "text": repr(value)}]}

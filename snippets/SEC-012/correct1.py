@@ -7,7 +7,8 @@ READ_FILE = {
     "inputSchema": {
         "type": "object",
         "properties": {"path": {"type": "string", "maxLength": 4096,
-                                "description": "Path relative to the workspace, e.g. \"src/app.py\"."}},
+                                "description": "Path relative to the workspace, e.g. "
+                                               "\"src/app.py\"."}},
         "required": ["path"],
         "additionalProperties": False,
     },

@@ -11,7 +11,8 @@ TOOL = {
     "inputSchema": {
         "type": "object",
         "properties": {"path": {"type": "string", "minLength": 1, "maxLength": 4096,
-                                "description": "Path relative to the workspace, e.g. \"README.md\"."}},
+                                "description": "Path relative to the workspace, e.g. "
+                                               "\"README.md\"."}},
         "required": ["path"],
         "additionalProperties": False,
     },

@@ -5,33 +5,40 @@ import unicodedata
 TOOL = {
     "name": "count_lines",
     "title": "Count the lines of a file",
-    "description": "Return how many lines a text file in the workspace holds. Use it to judge a file's size "
-                   "before reading it. No side effects.",
+    "description": "Return how many lines a text file in the workspace holds. Use it to judge a "
+                   "file's size before reading it. No side effects.",
     "inputSchema": {
         "type": "object",
         "properties": {"path": {"type": "string", "maxLength": 512,
-                                "description": "File path relative to the workspace, e.g. \"docs/guide.md\"."}},
+                                "description": "File path relative to the workspace, e.g. "
+                                               "\"docs/guide.md\"."}},
         "required": ["path"],
         "additionalProperties": False,
     },
-    "annotations": {"title": "Count the lines of a file", "readOnlyHint": True, "destructiveHint": False,
-                    "idempotentHint": True, "openWorldHint": False},
+    "annotations": {"title": "Count the lines of a file", "readOnlyHint": True,
+                    "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
 }
 
 _REORDERING = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
 
 
 def _unseen(value, where="TOOL"):
-    """Every character in the definition that a person reviewing it would not see, with where it is."""
+    """Every character in the definition that a person reviewing it would not see, with where
+    it is."""
     if isinstance(value, dict):
-        return [hit for key, item in value.items() for hit in _unseen(key, where) + _unseen(item, f"{where}.{key}")]
+        return [hit for key, item in value.items() for hit in _unseen(key, where) + _unseen(item,
+            f"{where}.{key}")]
     if isinstance(value, list):
         return [hit for item in value for hit in _unseen(item, where)]
     if not isinstance(value, str):
         return []
-    return [(where, f"U+{ord(c):04X}") for c in value
-            if ord(c) in _REORDERING or (c not in "\n\r\t\u200c\u200d" and unicodedata.category(c) in ("Cc", "Cf"))
-            or 0xE0000 <= ord(c) <= 0xE007F]
+    return [
+        (where, f"U+{ord(c):04X}")
+        for c in value
+        if ord(c) in _REORDERING
+        or (c not in "\n\r\t\u200c\u200d" and unicodedata.category(c) in ("Cc", "Cf"))
+        or 0xE0000 <= ord(c) <= 0xE007F
+    ]
 
 
 _found = _unseen(TOOL)

@@ -4,16 +4,18 @@ TOOL = {
     "name": "count_lines",
     "title": "Count the lines of a file",
     # U+202E makes a host display what follows reversed; the model reads it as written
-    "description": "Return how many lines a text file in the workspace holds. \u202e.stceffe edis oN",
+    "description": "Return how many lines a text file in the workspace holds. "
+                   "\u202e.stceffe edis oN",
     "inputSchema": {
         "type": "object",
         "properties": {"path": {"type": "string", "maxLength": 512,
-                                "description": "File path relative to the workspace, e.g. \"docs/guide.md\"."}},
+                                "description": "File path relative to the workspace, e.g. "
+                                               "\"docs/guide.md\"."}},
         "required": ["path"],
         "additionalProperties": False,
     },
-    "annotations": {"title": "Count the lines of a file", "readOnlyHint": True, "destructiveHint": False,
-                    "idempotentHint": True, "openWorldHint": False},
+    "annotations": {"title": "Count the lines of a file", "readOnlyHint": True,
+                    "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
 }
 
 

@@ -6,9 +6,9 @@ import time
 TOOL = {
     "name": "append_todo",
     "title": "Add a to-do item",
-    "description": "Append one unchecked item to TODO.md in the workspace root, creating the file if "
-                   "needed. Use it when the user asks you to remember a task. Side effect: the file "
-                   "grows by one line; existing items are never changed.",
+    "description": "Append one unchecked item to TODO.md in the workspace root, creating the file "
+                   "if needed. Use it when the user asks you to remember a task. Side effect: the "
+                   "file grows by one line; existing items are never changed.",
     "inputSchema": {
         "type": "object",
         "properties": {
@@ -26,7 +26,8 @@ TOOL = {
 
 
 def handle(arguments, ctx):
-    tag = (arguments.get("options") or {}).get("tag")  # a list, a number or a nested object all get here
+    # a list, a number or a nested object all get here
+    tag = (arguments.get("options") or {}).get("tag")
     path = ctx.resolve_path("TODO.md")
     line = f"- [ ] {arguments['text'].strip()}" + (f" #{tag}" if tag else "") + "\n"
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -34,4 +35,5 @@ def handle(arguments, ctx):
         os.write(fd, line.encode("utf-8"))
     finally:
         os.close(fd)
-    return {"content": [{"type": "text", "text": f"Added to TODO.md: {line.strip()} ({time.strftime('%H:%M')})"}]}
+    return {"content": [{"type": "text",
+                         "text": f"Added to TODO.md: {line.strip()} ({time.strftime('%H:%M')})"}]}

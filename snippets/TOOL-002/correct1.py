@@ -3,8 +3,8 @@
 TOOL = {
     "name": "read_head",
     "title": "Read the first lines of a file",
-    "description": "Return the first lines of one text file in the workspace. Use it to peek at a large "
-                   "file before deciding to read it whole. No side effects.",
+    "description": "Return the first lines of one text file in the workspace. Use it to peek at a "
+                   "large file before deciding to read it whole. No side effects.",
     "inputSchema": {
         "type": "object",
         "properties": {
@@ -12,13 +12,14 @@ TOOL = {
                      "description": "File path relative to the workspace root, forward slashes, "
                                     "e.g. \"logs/build.log\"."},
             "lines": {"type": "integer", "minimum": 1, "maximum": 500, "default": 20,
-                      "description": "How many lines to return from the top, 1 to 500 (default 20), e.g. 50."},
+                      "description": "How many lines to return from the top, 1 to 500 (default "
+                                     "20), e.g. 50."},
         },
         "required": ["path"],
         "additionalProperties": False,
     },
-    "annotations": {"title": "Read the first lines of a file", "readOnlyHint": True, "destructiveHint": False,
-                    "idempotentHint": True, "openWorldHint": False},
+    "annotations": {"title": "Read the first lines of a file", "readOnlyHint": True,
+                    "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
 }
 
 

@@ -3,8 +3,8 @@
 TOOL = {
     "name": "read_head",
     "title": "Read the first lines of a file",
-    "description": "Return the first lines of one text file in the workspace. Use it to peek at a large "
-                   "file before deciding to read it whole. No side effects.",
+    "description": "Return the first lines of one text file in the workspace. Use it to peek at a "
+                   "large file before deciding to read it whole. No side effects.",
     "inputSchema": {
         "type": "object",
         "properties": {
@@ -14,8 +14,8 @@ TOOL = {
         "required": ["path"],
         "additionalProperties": False,
     },
-    "annotations": {"title": "Read the first lines of a file", "readOnlyHint": True, "destructiveHint": False,
-                    "idempotentHint": True, "openWorldHint": False},
+    "annotations": {"title": "Read the first lines of a file", "readOnlyHint": True,
+                    "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
 }
 
 

@@ -3,20 +3,21 @@
 TOOL = {
     "name": "read_head",
     "title": "Read the first lines of a file",
-    "description": "Return the first lines of one text file in the workspace. Use it to peek at a large "
-                   "file before deciding to read it whole. No side effects.",
+    "description": "Return the first lines of one text file in the workspace. Use it to peek at a "
+                   "large file before deciding to read it whole. No side effects.",
     "inputSchema": {
         "type": "object",
         "properties": {
-            "path": {"type": "string", "minLength": 1, "maxLength": 4096, "description": "The path."},
+            "path": {"type": "string", "minLength": 1, "maxLength": 4096,
+                     "description": "The path."},
             "lines": {"type": "integer", "minimum": 1, "maximum": 500, "default": 20,
                       "description": "Number of lines."},
         },
         "required": ["path"],
         "additionalProperties": False,
     },
-    "annotations": {"title": "Read the first lines of a file", "readOnlyHint": True, "destructiveHint": False,
-                    "idempotentHint": True, "openWorldHint": False},
+    "annotations": {"title": "Read the first lines of a file", "readOnlyHint": True,
+                    "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
 }
 
 

@@ -7,32 +7,34 @@ MAX_LINES = 1000
 TOOL = {
     "name": "tail_file",
     "title": "Read the end of a file",
-    "description": "Return the last lines of one text file in the workspace, optionally only the lines that "
-                   "contain a literal string. Use it for logs and other files that grow at the end. No side "
-                   "effects.",
+    "description": "Return the last lines of one text file in the workspace, optionally only the "
+                   "lines that contain a literal string. Use it for logs and other files that grow "
+                   "at the end. No side effects.",
     "inputSchema": {
         "type": "object",
         "properties": {
             "path": {"type": "string", "minLength": 1, "maxLength": 4096,
-                     "description": "File path relative to the workspace root, e.g. \"logs/app.log\"."},
+                     "description": "File path relative to the workspace root, e.g. "
+                                    "\"logs/app.log\"."},
             "lines": {"type": "integer", "minimum": 1, "maximum": MAX_LINES, "default": 50,
-                      "description": f"How many lines to return from the end, 1 to {MAX_LINES} (default 50), "
-                                     "e.g. 100."},
+                      "description": f"How many lines to return from the end, 1 to {MAX_LINES} "
+                                     "(default 50), e.g. 100."},
             "contains": {"type": "string", "minLength": 1, "maxLength": 200,
-                         "description": "Keep only lines containing this literal text (1 to 200 characters), "
-                                        "e.g. \"ERROR\"."},
+                         "description": "Keep only lines containing this literal text (1 to 200 "
+                                        "characters), e.g. \"ERROR\"."},
         },
         "required": ["path"],
         "additionalProperties": False,
     },
-    "annotations": {"title": "Read the end of a file", "readOnlyHint": True, "destructiveHint": False,
-                    "idempotentHint": True, "openWorldHint": False},
+    "annotations": {"title": "Read the end of a file", "readOnlyHint": True,
+                    "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
 }
 
 
 def handle(arguments, ctx):
     needle = arguments.get("contains", "")
-    kept = deque(maxlen=min(arguments.get("lines", 50), MAX_LINES))  # the handler keeps the bound too
+    # the handler keeps the bound too
+    kept = deque(maxlen=min(arguments.get("lines", 50), MAX_LINES))
     with open(ctx.resolve_path(arguments["path"]), encoding="utf-8", errors="replace") as stream:
         kept.extend(line[:2000] for line in stream if needle in line)
     return {"content": [{"type": "text", "text": "".join(kept)}]}

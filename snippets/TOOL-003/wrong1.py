@@ -5,24 +5,26 @@ from collections import deque
 TOOL = {
     "name": "tail_file",
     "title": "Read the end of a file",
-    "description": "Return the last lines of one text file in the workspace, optionally only the lines that "
-                   "contain a literal string. Use it for logs and other files that grow at the end. No side "
-                   "effects.",
+    "description": "Return the last lines of one text file in the workspace, optionally only the "
+                   "lines that contain a literal string. Use it for logs and other files that grow "
+                   "at the end. No side effects.",
     "inputSchema": {
         "type": "object",
         "properties": {
             "path": {"type": "string", "minLength": 1, "maxLength": 4096,
-                     "description": "File path relative to the workspace root, e.g. \"logs/app.log\"."},
+                     "description": "File path relative to the workspace root, e.g. "
+                                    "\"logs/app.log\"."},
             "lines": {"type": "integer", "minimum": 1, "default": 50,
                       "description": "How many lines to return from the end, e.g. 100."},
             "contains": {"type": "string",
-                         "description": "Keep only lines containing this literal text, e.g. \"ERROR\"."},
+                         "description": "Keep only lines containing this literal text, e.g. "
+                                        "\"ERROR\"."},
         },
         "required": ["path"],
         "additionalProperties": False,
     },
-    "annotations": {"title": "Read the end of a file", "readOnlyHint": True, "destructiveHint": False,
-                    "idempotentHint": True, "openWorldHint": False},
+    "annotations": {"title": "Read the end of a file", "readOnlyHint": True,
+                    "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
 }
 
 

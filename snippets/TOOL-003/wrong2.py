@@ -5,22 +5,25 @@ from collections import deque
 TOOL = {
     "name": "tail_files",
     "title": "Read the end of several files",
-    "description": "Return the last lines of each of several text files in the workspace, one section per "
-                   "file. Use it to compare recent log output across services. No side effects.",
+    "description": "Return the last lines of each of several text files in the workspace, one "
+                   "section per file. Use it to compare recent log output across services. No side "
+                   "effects.",
     "inputSchema": {
         "type": "object",
         "properties": {
             "paths": {"type": "array",
                       "items": {"type": "string", "minLength": 1, "maxLength": 4096},
-                      "description": "File paths relative to the workspace root, e.g. [\"logs/api.log\"]."},
+                      "description": "File paths relative to the workspace root, e.g. "
+                                     "[\"logs/api.log\"]."},
             "lines": {"type": "integer", "minimum": 1, "maximum": 200, "default": 20,
-                      "description": "How many lines to return per file, 1 to 200 (default 20), e.g. 40."},
+                      "description": "How many lines to return per file, 1 to 200 (default 20), "
+                                     "e.g. 40."},
         },
         "required": ["paths"],
         "additionalProperties": False,
     },
-    "annotations": {"title": "Read the end of several files", "readOnlyHint": True, "destructiveHint": False,
-                    "idempotentHint": True, "openWorldHint": False},
+    "annotations": {"title": "Read the end of several files", "readOnlyHint": True,
+                    "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
 }
 
 
@@ -28,5 +31,6 @@ def handle(arguments, ctx):
     sections = []
     for path in arguments["paths"]:
         with open(ctx.resolve_path(path), encoding="utf-8", errors="replace") as stream:
-            sections.append(f"== {path} ==\n" + "".join(deque(stream, maxlen=arguments.get("lines", 20))))
+            sections.append(f"== {path} ==\n" + "".join(deque(stream, maxlen=arguments.get("lines",
+                                                                                           20))))
     return {"content": [{"type": "text", "text": "\n".join(sections)}]}

@@ -2,8 +2,10 @@
 # Rule TOOL-004, CORRECT block 2; display only.
 DEFAULT_MAX_BYTES = 65536
 
-MAX_BYTES_SCHEMA = {"type": "integer", "minimum": 1, "maximum": 1048576, "default": DEFAULT_MAX_BYTES,
-                    "description": f"Read at most this many bytes (default {DEFAULT_MAX_BYTES}), e.g. 4096."}
+MAX_BYTES_SCHEMA = {"type": "integer", "minimum": 1, "maximum": 1048576,
+                    "default": DEFAULT_MAX_BYTES,
+                    "description": f"Read at most this many bytes (default {DEFAULT_MAX_BYTES}), "
+                                   "e.g. 4096."}
 
 
 def read_limit(arguments):

@@ -3,8 +3,8 @@
 TOOL = {
     "name": "search_notes",
     "title": "Search the notes",
-    "description": "Find lines in notes.md that contain a literal text, with their line numbers. Use it "
-                   "before adding a note, to avoid duplicates. No side effects.",
+    "description": "Find lines in notes.md that contain a literal text, with their line numbers. "
+                   "Use it before adding a note, to avoid duplicates. No side effects.",
     "inputSchema": {
         "type": "object",
         "properties": {

@@ -3,10 +3,11 @@
 TOOL = {
     "name": "search_notes",
     "title": "Search the notes",
-    "description": "Find lines in notes.md (the user's running notes in the workspace root) that contain a "
-                   "literal, case-sensitive text, and return them with their line numbers, at most 100. "
-                   "Use it before append_note to avoid recording the same thing twice. Do not use it to "
-                   "search source files (use search_files). No side effects.",
+    "description": "Find lines in notes.md (the user's running notes in the workspace root) that "
+                   "contain a literal, case-sensitive text, and return them with their line "
+                   "numbers, at most 100. Use it before append_note to avoid recording the same "
+                   "thing twice. Do not use it to search source files (use search_files). No side "
+                   "effects.",
     "inputSchema": {
         "type": "object",
         "properties": {

@@ -5,8 +5,8 @@ TITLE = "Search the notes"
 TOOL = {
     "name": "search_notes",
     "title": TITLE,
-    "description": "Find lines in notes.md that contain a literal text, with their line numbers. Use it "
-                   "before adding a note, to avoid duplicates. No side effects.",
+    "description": "Find lines in notes.md that contain a literal text, with their line numbers. "
+                   "Use it before adding a note, to avoid duplicates. No side effects.",
     "inputSchema": {
         "type": "object",
         "properties": {

@@ -2,8 +2,8 @@
 # Rule TOOL-008, WRONG block 1; mounted at seam tool.
 TOOL = {
     "name": "search_notes",
-    "description": "Find lines in notes.md that contain a literal text, with their line numbers. Use it "
-                   "before adding a note, to avoid duplicates. No side effects.",
+    "description": "Find lines in notes.md that contain a literal text, with their line numbers. "
+                   "Use it before adding a note, to avoid duplicates. No side effects.",
     "inputSchema": {
         "type": "object",
         "properties": {

@@ -5,9 +5,9 @@ import os
 TOOL = {
     "name": "append_todo",
     "title": "Add a to-do item",
-    "description": "Append one unchecked item to TODO.md in the workspace root, creating the file if "
-                   "needed. Use it when the user asks you to remember a task. Side effect: the file "
-                   "grows by one line; existing items are never changed.",
+    "description": "Append one unchecked item to TODO.md in the workspace root, creating the file "
+                   "if needed. Use it when the user asks you to remember a task. Side effect: the "
+                   "file grows by one line; existing items are never changed.",
     "inputSchema": {
         "type": "object",
         "properties": {

@@ -3,8 +3,9 @@
 TOOL = {
     "name": "count_todos",
     "title": "Count open to-do items",
-    "description": "Count the unchecked items in TODO.md in the workspace root and return the number. Use "
-                   "it to answer \"how much is left\" without reading the whole file. No side effects.",
+    "description": "Count the unchecked items in TODO.md in the workspace root and return the "
+                   "number. Use it to answer \"how much is left\" without reading the whole file. "
+                   "No side effects.",
     "inputSchema": {"type": "object", "additionalProperties": False},
 }
 

@@ -3,22 +3,23 @@
 TOOL = {
     "name": "mark_todo_done",
     "title": "Tick off a to-do item",
-    "description": "Mark the first open item in TODO.md whose text equals the given text as done. Use it "
-                   "when the user says a task is finished. Side effect: changes '- [ ]' to '- [x]' on that "
-                   "line; marking an item that is already done changes nothing.",
+    "description": "Mark the first open item in TODO.md whose text equals the given text as done. "
+                   "Use it when the user says a task is finished. Side effect: changes '- [ ]' to "
+                   "'- [x]' on that line; marking an item that is already done changes nothing.",
     "inputSchema": {
         "type": "object",
         "properties": {
             "text": {"type": "string", "minLength": 1, "maxLength": 300,
-                     "description": "Exact text of the item, without the checkbox, e.g. \"Rotate the "
-                                    "staging API key\"."},
+                     "description": "Exact text of the item, without the checkbox, e.g. \"Rotate "
+                                    "the staging API key\"."},
         },
         "required": ["text"],
         "additionalProperties": False,
     },
-    "idempotent": True,  # not a protocol field: clients drop it and read idempotentHint's default, false
-    "annotations": {"title": "Tick off a to-do item", "readOnlyHint": False, "destructiveHint": True,
-                    "openWorldHint": False},
+    # not a protocol field: clients drop it and read idempotentHint's default, false
+    "idempotent": True,
+    "annotations": {"title": "Tick off a to-do item", "readOnlyHint": False,
+                    "destructiveHint": True, "openWorldHint": False},
 }
 
 
@@ -30,4 +31,5 @@ def handle(arguments, ctx):
             lines[i] = f"- [x] {arguments['text']}\n"
             path.write_text("".join(lines), encoding="utf-8")
             return {"content": [{"type": "text", "text": f"Marked done: {arguments['text']}"}]}
-    return {"content": [{"type": "text", "text": f"No open item reads {arguments['text']!r}; nothing changed."}]}
+    return {"content": [{"type": "text",
+                         "text": f"No open item reads {arguments['text']!r}; nothing changed."}]}

@@ -18,13 +18,13 @@ OUTPUT = {
 TOOL = {
     "name": "summarize_workspace",
     "title": "Summarise the workspace",
-    "description": "Count the files and directories in the workspace and their total size in bytes, "
-                   "scanning at most 5,000 entries. Use it to judge how big a project is before searching "
-                   "it. Symlinks are not followed. No side effects.",
+    "description": "Count the files and directories in the workspace and their total size in "
+                   "bytes, scanning at most 5,000 entries. Use it to judge how big a project is "
+                   "before searching it. Symlinks are not followed. No side effects.",
     "inputSchema": {"type": "object", "additionalProperties": False},
     "outputSchema": OUTPUT,
-    "annotations": {"title": "Summarise the workspace", "readOnlyHint": True, "destructiveHint": False,
-                    "idempotentHint": True, "openWorldHint": False},
+    "annotations": {"title": "Summarise the workspace", "readOnlyHint": True,
+                    "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
 }
 
 
@@ -41,4 +41,5 @@ def handle(arguments, ctx):
     # "bytes" formatted for humans: the schema says integer
     summary = {"files": files, "directories": directories, "bytes": f"{size / 1024:.1f} KiB",
                "truncated": seen >= 5000}
-    return {"content": [{"type": "text", "text": json.dumps(summary)}], "structuredContent": summary}
+    return {"content": [{"type": "text", "text": json.dumps(summary)}],
+            "structuredContent": summary}

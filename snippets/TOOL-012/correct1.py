@@ -5,9 +5,9 @@ import time
 TOOL = {
     "name": "add_changelog_entry",
     "title": "Add a changelog entry",
-    "description": "Insert a release section at the top of CHANGELOG.md with the given version and its "
-                   "changes. Use it when the user asks to record a release. Side effect: CHANGELOG.md gains "
-                   "one section; existing sections are not changed.",
+    "description": "Insert a release section at the top of CHANGELOG.md with the given version and "
+                   "its changes. Use it when the user asks to record a release. Side effect: "
+                   "CHANGELOG.md gains one section; existing sections are not changed.",
     "inputSchema": {
         "type": "object",
         "properties": {
@@ -15,16 +15,18 @@ TOOL = {
                         "description": "Release version, e.g. \"1.4.0\"."},
             "added": {"type": "array", "maxItems": 50, "default": [],
                       "items": {"type": "string", "minLength": 1, "maxLength": 300},
-                      "description": "New features, one line each, e.g. [\"CSV export\"] (default none)."},
+                      "description": "New features, one line each, e.g. [\"CSV export\"] (default "
+                                     "none)."},
             "fixed": {"type": "array", "maxItems": 50, "default": [],
                       "items": {"type": "string", "minLength": 1, "maxLength": 300},
-                      "description": "Bug fixes, one line each, e.g. [\"Crash on empty file\"] (default none)."},
+                      "description": "Bug fixes, one line each, e.g. [\"Crash on empty file\"] "
+                                     "(default none)."},
         },
         "required": ["version"],
         "additionalProperties": False,
     },
-    "annotations": {"title": "Add a changelog entry", "readOnlyHint": False, "destructiveHint": False,
-                    "idempotentHint": False, "openWorldHint": False},
+    "annotations": {"title": "Add a changelog entry", "readOnlyHint": False,
+                    "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
 }
 
 
@@ -37,4 +39,5 @@ def handle(arguments, ctx):
     path = ctx.resolve_path("CHANGELOG.md")
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     path.write_text("\n".join(lines) + "\n" + old, encoding="utf-8")
-    return {"content": [{"type": "text", "text": f"Added release {arguments['version']} to CHANGELOG.md."}]}
+    return {"content": [{"type": "text",
+                         "text": f"Added release {arguments['version']} to CHANGELOG.md."}]}

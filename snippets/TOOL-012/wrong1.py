@@ -5,28 +5,33 @@ import time
 TOOL = {
     "name": "add_changelog_entry",
     "title": "Add a changelog entry",
-    "description": "Insert a release section at the top of CHANGELOG.md with the given version and its "
-                   "changes. Use it when the user asks to record a release. Side effect: CHANGELOG.md gains "
-                   "one section; existing sections are not changed.",
+    "description": "Insert a release section at the top of CHANGELOG.md with the given version and "
+                   "its changes. Use it when the user asks to record a release. Side effect: "
+                   "CHANGELOG.md gains one section; existing sections are not changed.",
     "inputSchema": {
         "type": "object",
         "properties": {
             "entry": {
                 "type": "object",
-                "description": "The release, e.g. {\"version\": \"1.4.0\", \"changes\": {\"added\": [\"CSV export\"]}}.",
+                "description": "The release, e.g. {\"version\": \"1.4.0\", \"changes\": "
+                               "{\"added\": [\"CSV export\"]}}.",
                 "properties": {
-                    "version": {"type": "string", "maxLength": 40, "pattern": "^[0-9][0-9A-Za-z.+-]*$",
+                    "version": {"type": "string", "maxLength": 40,
+                                "pattern": "^[0-9][0-9A-Za-z.+-]*$",
                                 "description": "Release version, e.g. \"1.4.0\"."},
                     "changes": {
                         "type": "object",
-                        "description": "What changed, by kind, e.g. {\"fixed\": [\"Crash on empty file\"]}.",
+                        "description": "What changed, by kind, e.g. {\"fixed\": [\"Crash on empty "
+                                       "file\"]}.",
                         "properties": {
                             "added": {"type": "array", "maxItems": 50,
                                       "items": {"type": "string", "maxLength": 300},
-                                      "description": "New features, one line each, e.g. [\"CSV export\"]."},
+                                      "description": "New features, one line each, e.g. [\"CSV "
+                                                     "export\"]."},
                             "fixed": {"type": "array", "maxItems": 50,
                                       "items": {"type": "string", "maxLength": 300},
-                                      "description": "Bug fixes, one line each, e.g. [\"Crash on empty file\"]."},
+                                      "description": "Bug fixes, one line each, e.g. [\"Crash on "
+                                                     "empty file\"]."},
                         },
                         "additionalProperties": False,
                     },
@@ -38,8 +43,8 @@ TOOL = {
         "required": ["entry"],
         "additionalProperties": False,
     },
-    "annotations": {"title": "Add a changelog entry", "readOnlyHint": False, "destructiveHint": False,
-                    "idempotentHint": False, "openWorldHint": False},
+    "annotations": {"title": "Add a changelog entry", "readOnlyHint": False,
+                    "destructiveHint": False, "idempotentHint": False, "openWorldHint": False},
 }
 
 
@@ -53,4 +58,5 @@ def handle(arguments, ctx):
     path = ctx.resolve_path("CHANGELOG.md")
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     path.write_text("\n".join(lines) + "\n" + old, encoding="utf-8")
-    return {"content": [{"type": "text", "text": f"Added release {entry['version']} to CHANGELOG.md."}]}
+    return {"content": [{"type": "text",
+                         "text": f"Added release {entry['version']} to CHANGELOG.md."}]}

@@ -3,8 +3,8 @@
 TOOL = {
     "name": "count_words",
     "title": "Count the words of a file",
-    "description": "Return how many words a text file in the workspace holds. Use it before summarising a "
-                   "long file. No side effects.",
+    "description": "Return how many words a text file in the workspace holds. Use it before "
+                   "summarising a long file. No side effects.",
     "inputSchema": {
         "type": "object",
         "properties": {
@@ -13,8 +13,8 @@ TOOL = {
         },
         "required": ["path"],
     },
-    "annotations": {"title": "Count the words of a file", "readOnlyHint": True, "destructiveHint": False,
-                    "idempotentHint": True, "openWorldHint": False},
+    "annotations": {"title": "Count the words of a file", "readOnlyHint": True,
+                    "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
 }
 
 

@@ -20,13 +20,13 @@ OUTPUT = {
 TOOL = {
     "name": "summarize_workspace",
     "title": "Summarise the workspace",
-    "description": "Count the files and directories in the workspace and their total size in bytes, "
-                   "scanning at most 5,000 entries. Use it to judge how big a project is before searching "
-                   "it. Symlinks are not followed. No side effects.",
+    "description": "Count the files and directories in the workspace and their total size in "
+                   "bytes, scanning at most 5,000 entries. Use it to judge how big a project is "
+                   "before searching it. Symlinks are not followed. No side effects.",
     "inputSchema": {"type": "object", "additionalProperties": False},
     "outputSchema": OUTPUT,
-    "annotations": {"title": "Summarise the workspace", "readOnlyHint": True, "destructiveHint": False,
-                    "idempotentHint": True, "openWorldHint": False},
+    "annotations": {"title": "Summarise the workspace", "readOnlyHint": True,
+                    "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
 }
 
 
@@ -40,7 +40,11 @@ def handle(arguments, ctx):
             size += os.lstat(os.path.join(folder, name)).st_size
         if seen >= MAX_ENTRIES:
             break
-    summary = {"files": files, "directories": directories, "bytes": size, "truncated": seen >= MAX_ENTRIES}
-    note = f"{files} files in {directories} folders, {size} bytes" + (" (stopped early)" if summary["truncated"] else "")
-    return {"content": [{"type": "text", "text": json.dumps(summary)}, {"type": "text", "text": note}],
+    summary = {"files": files, "directories": directories, "bytes": size,
+               "truncated": seen >= MAX_ENTRIES}
+    note = f"{files} files in {directories} folders, {size} bytes" + (
+        " (stopped early)" if summary["truncated"] else ""
+    )
+    return {"content": [{"type": "text", "text": json.dumps(summary)}, {"type": "text",
+                                                                        "text": note}],
             "structuredContent": summary}

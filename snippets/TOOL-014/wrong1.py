@@ -17,13 +17,13 @@ OUTPUT = {
 TOOL = {
     "name": "summarize_workspace",
     "title": "Summarise the workspace",
-    "description": "Count the files and directories in the workspace and their total size in bytes, "
-                   "scanning at most 5,000 entries. Use it to judge how big a project is before searching "
-                   "it. Symlinks are not followed. No side effects.",
+    "description": "Count the files and directories in the workspace and their total size in "
+                   "bytes, scanning at most 5,000 entries. Use it to judge how big a project is "
+                   "before searching it. Symlinks are not followed. No side effects.",
     "inputSchema": {"type": "object", "additionalProperties": False},
     "outputSchema": OUTPUT,
-    "annotations": {"title": "Summarise the workspace", "readOnlyHint": True, "destructiveHint": False,
-                    "idempotentHint": True, "openWorldHint": False},
+    "annotations": {"title": "Summarise the workspace", "readOnlyHint": True,
+                    "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
 }
 
 
@@ -38,6 +38,8 @@ def handle(arguments, ctx):
         if seen >= 5000:
             break
     summary = {"files": files, "directories": directories, "bytes": size, "truncated": seen >= 5000}
-    # the structured result keeps the schema; a client that reads only content gets a sentence without "truncated"
-    return {"content": [{"type": "text", "text": f"{files} files in {directories} folders, {size} bytes."}],
+    # the structured result keeps the schema; a client that reads only content gets a sentence
+    # without "truncated"
+    return {"content": [{"type": "text",
+                         "text": f"{files} files in {directories} folders, {size} bytes."}],
             "structuredContent": summary}

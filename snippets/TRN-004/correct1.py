@@ -18,13 +18,17 @@ def dispatch(message, handlers):
     is_request = "id" in message
     handler = handlers.get(method)
     if handler is None:
-        return SEAMS["error_response"](message["id"], -32601, f"Method not found: {method}") if is_request else None
+        return SEAMS["error_response"](message["id"], -32601,
+                                       f"Method not found: {method}") if is_request else None
     try:
         result = handler(message)
     except ProtocolError as exc:
-        return SEAMS["error_response"](message["id"], exc.code, exc.message, exc.data) if is_request else None
+        return SEAMS["error_response"](message["id"], exc.code, exc.message,
+                                       exc.data) if is_request else None
     except Exception as exc:
         ref = new_reference()
-        SEAMS["log"]("error", "handler_failed", method=method, ref=ref, traceback=format_exception(exc))
-        return SEAMS["error_response"](message["id"], -32603, f"Internal error (reference {ref})") if is_request else None
+        SEAMS["log"]("error", "handler_failed", method=method, ref=ref,
+                     traceback=format_exception(exc))
+        return SEAMS["error_response"](message["id"], -32603,
+                                       f"Internal error (reference {ref})") if is_request else None
     return {"jsonrpc": "2.0", "id": message["id"], "result": result} if is_request else None

@@ -12,4 +12,5 @@ SECURITY = TransportSecuritySettings(
 )
 
 if __name__ == "__main__":
-    server.run(transport="streamable-http", host="127.0.0.1", port=8000, transport_security=SECURITY)
+    server.run(transport="streamable-http", host="127.0.0.1", port=8000,
+               transport_security=SECURITY)

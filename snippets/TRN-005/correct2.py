@@ -14,9 +14,12 @@ class HostOriginGuard:
         if scope["type"] == "http":
             headers = dict(scope["headers"])
             origin = headers.get(b"origin")
-            if headers.get(b"host") not in ALLOWED_HOSTS or (origin is not None and origin not in ALLOWED_ORIGINS):
+            if headers.get(b"host") not in ALLOWED_HOSTS or (
+                origin is not None and origin not in ALLOWED_ORIGINS
+            ):
                 await send({"type": "http.response.start", "status": 403,
                             "headers": [(b"content-type", b"text/plain")]})
-                await send({"type": "http.response.body", "body": b"Forbidden: Host or Origin not allowed"})
+                await send({"type": "http.response.body",
+                            "body": b"Forbidden: Host or Origin not allowed"})
                 return
         await self.app(scope, receive, send)

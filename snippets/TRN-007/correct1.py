@@ -4,7 +4,9 @@ from reference_server.errors import ProtocolError
 from reference_server.logs import format_exception, new_reference
 from reference_server.table import SEAMS
 
-LEGACY_HINT = "this server speaks the initialize handshake (2025-11-25 and earlier); send initialize"
+LEGACY_HINT = (
+    "this server speaks the initialize handshake (2025-11-25 and earlier); send initialize"
+)
 
 
 def dispatch(message, handlers):
@@ -19,9 +21,12 @@ def dispatch(message, handlers):
     try:
         result = handler(message)
     except ProtocolError as exc:
-        return SEAMS["error_response"](message["id"], exc.code, exc.message, exc.data) if is_request else None
+        return SEAMS["error_response"](message["id"], exc.code, exc.message,
+                                       exc.data) if is_request else None
     except Exception as exc:
         ref = new_reference()
-        SEAMS["log"]("error", "handler_failed", method=method, ref=ref, traceback=format_exception(exc))
-        return SEAMS["error_response"](message["id"], -32603, f"Internal error (reference {ref})") if is_request else None
+        SEAMS["log"]("error", "handler_failed", method=method, ref=ref,
+                     traceback=format_exception(exc))
+        return SEAMS["error_response"](message["id"], -32603,
+                                       f"Internal error (reference {ref})") if is_request else None
     return {"jsonrpc": "2.0", "id": message["id"], "result": result} if is_request else None

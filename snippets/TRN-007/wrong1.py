@@ -15,12 +15,15 @@ def dispatch(message, handlers):
         _initialized = True
     elif not _initialized and method != "ping":
         # "clients must not send this before initialize": so say nothing at all
-        return {"jsonrpc": "2.0", "id": message.get("id"), "result": DEFERRED} if is_request else None
+        return {"jsonrpc": "2.0", "id": message.get("id"),
+                "result": DEFERRED} if is_request else None
     handler = handlers.get(method)
     if handler is None:
-        return SEAMS["error_response"](message["id"], -32601, f"Method not found: {method}") if is_request else None
+        return SEAMS["error_response"](message["id"], -32601,
+                                       f"Method not found: {method}") if is_request else None
     try:
         result = handler(message)
     except ProtocolError as exc:
-        return SEAMS["error_response"](message["id"], exc.code, exc.message, exc.data) if is_request else None
+        return SEAMS["error_response"](message["id"], exc.code, exc.message,
+                                       exc.data) if is_request else None
     return {"jsonrpc": "2.0", "id": message["id"], "result": result} if is_request else None

@@ -16,4 +16,5 @@ async def writer():
 
 
 async def answer(request_id, result):
-    await outbox.put({"jsonrpc": "2.0", "id": request_id, "result": result})  # never touch stdout directly
+    # never touch stdout directly
+    await outbox.put({"jsonrpc": "2.0", "id": request_id, "result": result})

@@ -5,22 +5,23 @@ import os
 TOOL = {
     "name": "manage_todos",
     "title": "Manage the to-do list",
-    "description": "Work with TODO.md in the workspace root. The action argument says what to do: 'add' "
-                   "appends text as a new item, 'done' ticks off the item equal to text, 'clear' removes all "
-                   "ticked items. Side effects depend on the action.",
+    "description": "Work with TODO.md in the workspace root. The action argument says what to do: "
+                   "'add' appends text as a new item, 'done' ticks off the item equal to text, "
+                   "'clear' removes all ticked items. Side effects depend on the action.",
     "inputSchema": {
         "type": "object",
         "properties": {
             "action": {"type": "string", "maxLength": 20,
                        "description": "What to do: add, done or clear, e.g. \"add\"."},
             "text": {"type": "string", "maxLength": 300,
-                     "description": "The item text for add and done, e.g. \"Rotate the staging API key\"."},
+                     "description": "The item text for add and done, e.g. \"Rotate the staging API "
+                                    "key\"."},
         },
         "required": ["action"],
         "additionalProperties": False,
     },
-    "annotations": {"title": "Manage the to-do list", "readOnlyHint": False, "destructiveHint": True,
-                    "idempotentHint": False, "openWorldHint": False},
+    "annotations": {"title": "Manage the to-do list", "readOnlyHint": False,
+                    "destructiveHint": True, "idempotentHint": False, "openWorldHint": False},
 }
 
 
@@ -35,7 +36,8 @@ def handle(arguments, ctx):
     elif action == "clear":
         lines = [line for line in lines if not line.startswith("- [x] ")]
     else:
-        return {"content": [{"type": "text", "text": f"unknown action {action!r}"}], "isError": True}
+        return {"content": [{"type": "text", "text": f"unknown action {action!r}"}],
+                "isError": True}
     tmp = f"{path}.tmp"
     with open(tmp, "w", encoding="utf-8") as stream:
         stream.write("\n".join(lines) + "\n")

@@ -5,14 +5,15 @@ import shlex
 TOOL = {
     "name": "run_git",
     "title": "Run a git command",
-    "description": "Run one git command in the workspace repository and return its output, for example "
-                   "'status', 'add notes.md' or 'commit -m \"update notes\"'. Use it for any version-control "
-                   "task. Side effects depend on the command.",
+    "description": "Run one git command in the workspace repository and return its output, for "
+                   "example 'status', 'add notes.md' or 'commit -m \"update notes\"'. Use it for "
+                   "any version-control task. Side effects depend on the command.",
     "inputSchema": {
         "type": "object",
         "properties": {
             "command": {"type": "string", "minLength": 1, "maxLength": 500,
-                        "description": "The git arguments, without 'git', e.g. \"status --short\"."},
+                        "description": "The git arguments, without 'git', e.g. \"status "
+                                       "--short\"."},
         },
         "required": ["command"],
         "additionalProperties": False,
@@ -23,6 +24,7 @@ TOOL = {
 
 
 def handle(arguments, ctx):
-    # no shell, but still "do whatever the string says": push, reset --hard, config core.hooksPath ...
+    # no shell, but still "do whatever the string says": push, reset --hard, config core.hooksPath
+    # ...
     code, out, err = ctx.run_subprocess(["git", *shlex.split(arguments["command"])], timeout=30)
     return {"content": [{"type": "text", "text": f"exit {code}\n{out}{err}"}], "isError": code != 0}

@@ -2,8 +2,8 @@
 # Rule UX-003, WRONG block 1; display only.
 RELEASE_TOOL = {
     "name": "ship_release",
-    "description": "Tag the release, deploy it to production, run the database migrations and email the "
-                   "customer list. Use it when a release is ready.",
+    "description": "Tag the release, deploy it to production, run the database migrations and "
+                   "email the customer list. Use it when a release is ready.",
     "annotations": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False,
                     "openWorldHint": True},
 }

@@ -3,19 +3,20 @@
 TOOL = {
     "name": "count_words",
     "title": "Count the words in a file",
-    "description": "Count the lines, words and characters of one text file in the workspace. Use it to "
-                   "size a document before reading it. Not for directories. No side effects.",
+    "description": "Count the lines, words and characters of one text file in the workspace. Use "
+                   "it to size a document before reading it. Not for directories. No side effects.",
     "inputSchema": {
         "type": "object",
         "properties": {
             "path": {"type": "string", "minLength": 1, "maxLength": 4096,
-                     "description": "File path relative to the workspace root, e.g. \"docs/intro.md\"."},
+                     "description": "File path relative to the workspace root, e.g. "
+                                    "\"docs/intro.md\"."},
         },
         "required": ["path"],
         "additionalProperties": False,
     },
-    "annotations": {"title": "Count the words in a file", "readOnlyHint": True, "destructiveHint": False,
-                    "idempotentHint": True, "openWorldHint": False},
+    "annotations": {"title": "Count the words in a file", "readOnlyHint": True,
+                    "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
 }
 
 
@@ -28,14 +29,14 @@ def handle(arguments, ctx):
     try:
         text = ctx.resolve_path(shown).read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
-        return _error(f"'{shown}' does not exist in the workspace. Action: call list_directory on its "
-                      "folder to see the exact names, then retry with one of them. If the folder is "
-                      "empty, stop and ask the user where the file is.")
+        return _error(f"'{shown}' does not exist in the workspace. Action: call list_directory on "
+                      "its folder to see the exact names, then retry with one of them. If the "
+                      "folder is empty, stop and ask the user where the file is.")
     except IsADirectoryError:
-        return _error(f"'{shown}' is a directory, not a file. Action: call list_directory with this path "
-                      "and count a file inside it.")
+        return _error(f"'{shown}' is a directory, not a file. Action: call list_directory with "
+                      "this path and count a file inside it.")
     except PermissionError:
-        return _error(f"'{shown}' is outside the workspace or not readable. Action: do not retry with "
-                      "other paths; tell the user this file cannot be read.")
+        return _error(f"'{shown}' is outside the workspace or not readable. Action: do not retry "
+                      "with other paths; tell the user this file cannot be read.")
     summary = f"{text.count(chr(10))} lines, {len(text.split())} words, {len(text)} characters"
     return {"content": [{"type": "text", "text": summary}]}

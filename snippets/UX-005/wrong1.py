@@ -3,19 +3,20 @@
 TOOL = {
     "name": "count_words",
     "title": "Count the words in a file",
-    "description": "Count the lines, words and characters of one text file in the workspace. Use it to "
-                   "size a document before reading it. Not for directories. No side effects.",
+    "description": "Count the lines, words and characters of one text file in the workspace. Use "
+                   "it to size a document before reading it. Not for directories. No side effects.",
     "inputSchema": {
         "type": "object",
         "properties": {
             "path": {"type": "string", "minLength": 1, "maxLength": 4096,
-                     "description": "File path relative to the workspace root, e.g. \"docs/intro.md\"."},
+                     "description": "File path relative to the workspace root, e.g. "
+                                    "\"docs/intro.md\"."},
         },
         "required": ["path"],
         "additionalProperties": False,
     },
-    "annotations": {"title": "Count the words in a file", "readOnlyHint": True, "destructiveHint": False,
-                    "idempotentHint": True, "openWorldHint": False},
+    "annotations": {"title": "Count the words in a file", "readOnlyHint": True,
+                    "destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
 }
 
 

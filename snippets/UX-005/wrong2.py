@@ -7,4 +7,5 @@ import sys
 def tool_error_result(tool, exc):
     ref = secrets.token_hex(4)
     print(f"[tool-failed ref={ref} tool={tool}] {type(exc).__name__}", file=sys.stderr)
-    return {"content": [{"type": "text", "text": f"Tool '{tool}' failed (reference {ref})."}], "isError": True}
+    return {"content": [{"type": "text", "text": f"Tool '{tool}' failed (reference {ref})."}],
+            "isError": True}

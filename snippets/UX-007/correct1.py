@@ -7,17 +7,19 @@ MAX_SCANNED = 20000
 TOOL = {
     "name": "find_files",
     "title": "Find files by name",
-    "description": "List the files under a workspace directory whose names contain a text, with paths "
-                   "relative to the workspace root, one page at a time. Use it to locate a file whose name "
-                   "you partly know; when the result says more exist, call again with the offset it gives. "
-                   "Symlinks are not followed. No side effects.",
+    "description": "List the files under a workspace directory whose names contain a text, with "
+                   "paths relative to the workspace root, one page at a time. Use it to locate a "
+                   "file whose name you partly know; when the result says more exist, call again "
+                   "with the offset it gives. Symlinks are not followed. No side effects.",
     "inputSchema": {
         "type": "object",
         "properties": {
             "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": ".",
-                     "description": "Directory to search, relative to the workspace root, e.g. \"src\"."},
+                     "description": "Directory to search, relative to the workspace root, e.g. "
+                                    "\"src\"."},
             "name_contains": {"type": "string", "maxLength": 200, "default": "",
-                              "description": "Text the file name must contain, e.g. \".py\" (default: any)."},
+                              "description": "Text the file name must contain, e.g. \".py\" "
+                                             "(default: any)."},
             "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 100,
                       "description": "Files per page, 1 to 500 (default 100), e.g. 50."},
             "offset": {"type": "integer", "minimum": 0, "maximum": MAX_SCANNED, "default": 0,
@@ -49,5 +51,6 @@ def handle(arguments, ctx):
     if offset + limit < len(found):
         lines.append(f"[truncated: more: call find_files again with offset={offset + limit}]")
     if scanned >= MAX_SCANNED:
-        lines.append(f"[stopped after scanning {MAX_SCANNED} files; narrow the path to see the rest]")
+        lines.append(f"[stopped after scanning {MAX_SCANNED} files; narrow the path to see the "
+                     "rest]")
     return {"content": [{"type": "text", "text": "\n".join(lines)}]}

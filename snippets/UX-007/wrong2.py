@@ -5,16 +5,18 @@ import os
 TOOL = {
     "name": "find_files",
     "title": "Find files by name",
-    "description": "List the files under a workspace directory whose names contain a text, with paths "
-                   "relative to the workspace root. Use it to locate a file whose name you partly know. "
-                   "Symlinks are not followed. No side effects.",
+    "description": "List the files under a workspace directory whose names contain a text, with "
+                   "paths relative to the workspace root. Use it to locate a file whose name you "
+                   "partly know. Symlinks are not followed. No side effects.",
     "inputSchema": {
         "type": "object",
         "properties": {
             "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": ".",
-                     "description": "Directory to search, relative to the workspace root, e.g. \"src\"."},
+                     "description": "Directory to search, relative to the workspace root, e.g. "
+                                    "\"src\"."},
             "name_contains": {"type": "string", "maxLength": 200, "default": "",
-                              "description": "Text the file name must contain, e.g. \".py\" (default: any)."},
+                              "description": "Text the file name must contain, e.g. \".py\" "
+                                             "(default: any)."},
         },
         "additionalProperties": False,
     },
@@ -29,5 +31,6 @@ def handle(arguments, ctx):
     found = []
     for folder, dirs, names in os.walk(root):
         dirs.sort()
-        found += [os.path.relpath(os.path.join(folder, n), ctx.workspace) for n in sorted(names) if needle in n]
+        found += [os.path.relpath(os.path.join(folder, n),
+                                  ctx.workspace) for n in sorted(names) if needle in n]
     return {"content": [{"type": "text", "text": "\n".join(found[:100]) or "no files found"}]}

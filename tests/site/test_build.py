@@ -18,6 +18,7 @@ from mcp_handbook import evidence
 from mcp_handbook.export import COLUMNS, DOWNLOADS, STATUSES
 from mcp_handbook.model import Corpus
 from mcp_handbook.site.links import gate_src, page_url, rule_src
+from mcp_handbook.site.links import href as link_from
 
 pytestmark = pytest.mark.slow  # whole site builds
 
@@ -28,6 +29,8 @@ RESERVED = re.compile(r"^(?:https?:)?//(?:[^/]*\.)?(?:example(?:\.com|\.net|\.or
 """Names reserved for documentation (RFC 2606, RFC 6761): a rule's example Origin, never a place to go."""
 CODE = re.compile(r"<pre\b.*?</pre>|<code\b.*?</code>", re.S)
 """Code samples may talk about any URL (a client calling an API); they are text, never fetched or linked."""
+SPEC_LINK = re.compile(r'<a class="hb-spec-link" href="https://modelcontextprotocol\.io/specification/\d{4}-\d\d-\d\d[^"]*">')
+"""A rule's cited specification section: a link a reader may follow, never something a page loads."""
 
 
 def page_html(site: Path, src: str) -> str:
@@ -45,13 +48,14 @@ def _external_urls(text: str) -> set[str]:
 
 
 def test_no_page_and_no_search_entry_names_an_external_url(built_site: Path) -> None:
-    """Nothing a page loads, links or says in prose points off the machine (code samples are text, not links)."""
+    """Nothing a page loads, links or says in prose points off the machine (code samples are text, not links),
+    except each rule's link to the specification section it cites."""
     checked = [*built_site.rglob("*.html"), built_site / "search" / "search_index.json", built_site / "sitemap.xml"]
     checked += list((built_site / "assets").glob("*.css")) + [p for p in (built_site / "assets").glob("*.js")]
     found = {
         str(p.relative_to(built_site)): urls
         for p in checked
-        if (urls := _external_urls(CODE.sub("", p.read_text(encoding="utf-8"))))
+        if (urls := _external_urls(SPEC_LINK.sub("", CODE.sub("", p.read_text(encoding="utf-8")))))
     }
     assert len(checked) > 10
     assert not found, f"external URLs in the built site: {found}"
@@ -198,4 +202,120 @@ def test_a_stack_rule_brings_a_stack_filter_and_its_tag_page_listing(corpus: Cor
     html = worksheet_app(changed, from_src="worksheet.md")
     assert '<select data-hb-filter="stack">' in html and '<option value="Python">Python</option>' in html
     assert re.search(rf'<tr data-id="{stacked.id}" data-profile="[^"]*" data-scope="stack" data-stack="Python"', html)
-    assert '"Stack", "Stack: Python"' in scope_page(changed, "stack")
+    listing = scope_page(changed, "stack")
+    assert '{ include: ["Stack: Python", ' in listing and '"Stack",' not in listing  # labels only: each rule listed once
+
+
+def _article_of(built_site: Path, rule) -> str:
+    return article(page_html(built_site, rule_src(rule)))
+
+
+def test_each_rule_page_puts_its_one_sentence_claim_directly_under_the_title(built_site: Path, corpus: Corpus) -> None:
+    for rule in corpus.rules:
+        after_h1 = _article_of(built_site, rule).split("</h1>", 1)[1].lstrip()
+        claim = re.match(r'<p class="hb-claim">(.*?)</p>', after_h1, re.S)
+        assert claim, f"{rule.id}: the first thing under the title is not the claim"
+        text = re.sub(r'<a class="hb-rule-ref"[^>]*>([^<]+)</a>', r"\1", claim.group(1))  # ids in it are links
+        assert re.sub(r"</?code>", "`", text) == escape(rule.summary, quote=False), rule.id
+
+
+def test_scope_and_check_kind_are_distinct_badges_and_the_page_links_their_legend(built_site: Path, corpus: Corpus) -> None:
+    legend = page_html(built_site, "legend.md")
+    for check in ("automated", "manual"):
+        assert f'class="hb-checkkind hb-checkkind-{check}"' in legend
+    for scope in ("universal", "opinionated", "stack"):
+        assert f'class="hb-badge hb-scope-{scope}"' in legend
+    for rule in corpus.rules:
+        meta = re.search(r'<dl class="hb-meta"[^>]*>(.*?)</dl>', page_html(built_site, rule_src(rule)), re.S).group(1)
+        scope = re.search(r"<dt>Scope</dt><dd>(.*?)</dd>", meta).group(1)
+        check = re.search(r"<dt>Check</dt><dd>(.*?)</dd>", meta).group(1)
+        assert f'class="hb-badge hb-scope-{rule.scope}"' in scope and "hb-checkkind" not in scope, rule.id
+        assert f'class="hb-checkkind hb-checkkind-{rule.check}"' in check and "hb-badge" not in check, rule.id
+        assert re.search(r'<a href="(\.\./)+legend/">What the badges mean</a>', meta), rule.id
+
+
+def test_related_rules_and_rule_ids_in_prose_link_to_their_pages_never_inside_code(built_site: Path, corpus: Corpus) -> None:
+    by_id = {r.id: r for r in corpus.rules}
+    prose_links = 0
+    for rule in corpus.rules:
+        html = _article_of(built_site, rule)
+        for other in rule.related:
+            link = link_from(rule_src(by_id[other]), from_src=rule_src(rule))
+            assert f'<a href="{link}">{other} · ' in html, f"{rule.id}: related {other}"
+        for code in re.findall(r"<code\b.*?</code>|<pre\b.*?</pre>|<h[1-6]\b.*?</h[1-6]>", html, re.S):
+            assert "hb-rule-ref" not in code, f"{rule.id}: a rule link inside code or a heading"
+        for url, text in re.findall(r'<a class="hb-rule-ref" href="([^"]+)"[^>]*>([A-Z]+-\d{3})</a>', html):
+            assert url == link_from(rule_src(by_id[text]), from_src=rule_src(rule)) and text != rule.id, (rule.id, url, text)
+            prose_links += 1
+    sec001 = _article_of(built_site, by_id["SEC-001"])
+    assert re.search(r'\(<a class="hb-rule-ref" href="\.\./log-refused-paths/"[^>]*>SEC-014</a>\)', sec001)
+    assert prose_links > 50
+
+
+def test_spec_references_link_to_the_cited_revision_and_section(built_site: Path, corpus: Corpus) -> None:
+    cited = [r for r in corpus.rules if r.spec]
+    assert cited
+    for rule in cited:
+        meta = re.search(r'<dl class="hb-meta"[^>]*>(.*?)</dl>', page_html(built_site, rule_src(rule)), re.S).group(1)
+        link = re.search(r'<dt>Specification</dt><dd><a class="hb-spec-link" href="([^"]+)">([^<]+)</a>', meta)
+        assert link, f"{rule.id}: spec {rule.spec!r} not linked"
+        revision, section = rule.spec.split(maxsplit=1)
+        page, _, anchor = section.partition("#")
+        page = page.removesuffix("/index").removesuffix("index")
+        assert link.group(1) == f"https://modelcontextprotocol.io/specification/{revision}" + (f"/{page}" if page else "") + (
+            f"#{anchor}" if anchor else ""), rule.id
+
+
+def test_a_rule_page_in_the_search_index_starts_with_its_claim_not_the_facts_panel(built_site: Path, corpus: Corpus) -> None:
+    docs = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    first = {d["location"]: d["text"] for d in docs if "#" not in d["location"]}
+    for rule in corpus.rules:
+        text = first[page_url(rule_src(rule))]
+        assert text.startswith("<p>"), rule.id
+        claim = re.sub(r"</?code>", "`", text[3:].split("</p>", 1)[0])
+        assert claim == escape(rule.summary, quote=False), rule.id
+    glued = re.compile(r"Id<code>|ScopeUniversal|ScopeOpinionated|CheckAutomated|Verification: (automated|manual)\.")
+    assert not [d["location"] for d in docs if glued.search(d["text"])], "the facts panel or verification is in the search index"
+
+
+def test_tag_pages_say_what_a_scope_is_in_a_sentence_that_reads(built_site: Path) -> None:
+    pages = {scope: article(page_html(built_site, f"tags/{scope}.md")) for scope in ("universal", "opinionated", "stack")}
+    assert "An <strong>opinionated</strong>" not in pages["opinionated"] and "a default we recommend" in pages["opinionated"]
+    assert "An opinionated rule is a default we recommend" in pages["opinionated"]
+    assert "A universal rule holds for any MCP server" in pages["universal"]
+    assert "A stack rule holds only for" in pages["stack"]
+    home = article(page_html(built_site, "index.md")) + article(page_html(built_site, "tags/index.md"))
+    assert "rule a default" not in home and "A opinionated" not in home
+
+
+def test_rule_pages_leave_out_the_right_hand_table_of_contents(built_site: Path, corpus: Corpus) -> None:
+    for rule in corpus.rules:
+        html = page_html(built_site, rule_src(rule))
+        assert re.search(r'<div class="md-sidebar md-sidebar--secondary"[^>]*data-md-type="toc" hidden>', html), rule.id
+
+
+def test_no_built_page_names_a_path_of_the_build_machine(built_site: Path, project_root: Path) -> None:
+    """Transcripts and pages show placeholders (<workspace>, <temp>) for temporary folders and the checkout."""
+    import tempfile
+
+    machine = [str(project_root), f"{tempfile.gettempdir()}/", "/tmp/", "$TMP"]
+    found = {
+        str(p.relative_to(built_site)): [m for m in machine if m in text]
+        for p in built_site.rglob("*.html")
+        if any(m in (text := p.read_text(encoding="utf-8")) for m in machine)
+    }
+    assert not found, f"build-machine paths in the built site: {found}"
+    assert "&lt;workspace&gt;" in page_html(built_site, "rules/security/child-env-allowlist.md")
+
+
+def test_each_automated_rule_page_shows_the_audit_command_for_that_rule_alone(built_site: Path, corpus: Corpus) -> None:
+    for rule in corpus.rules:
+        html = _article_of(built_site, rule)
+        command = f"mcp-handbook audit --rule {rule.id} -o {rule.id.lower()}.json -- YOUR-SERVER-COMMAND"
+        assert (command in html) == (rule.check == "automated"), rule.id
+        if rule.check == "automated":
+            assert re.search(r'<a href="(\.\./)+audit/">Run an audit</a>', html), rule.id
+    audit = re.sub(r"<[^>]+>", "", article(page_html(built_site, "audit.md")))  # code is highlighted token by token
+    for step in ("pip install -e .", "mcp-handbook audit -o review.json --", "{workspace}", "--rule SEC-001", "Import JSON",
+                 "manual rows", "mcp-handbook report review.json"):
+        assert escape(step, quote=False) in audit, step

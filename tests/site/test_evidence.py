@@ -168,3 +168,28 @@ def test_a_recorded_proof_that_did_not_hold_fails_the_check(handbook: Path) -> N
     assert state.failing == (f"{block.location.path}:{block.location.line}: {rule.id} WRONG block {block.index}: its recorded proof did not hold "
                              "(expected FAIL, the probe said PASS); fix the block, then run `mcp-handbook evidence`",)
     assert not state.fresh
+
+
+def test_a_transcript_names_no_path_of_the_machine_that_recorded_or_built_it(handbook: Path) -> None:
+    """Temporary folders and the checkout read as placeholders (<workspace>, <temp>, <checkout>) on the page."""
+    corpus = load_corpus(handbook)
+    rule, block = _proved_block(corpus)
+    machine_lines = (
+        f">>> read {handbook}/content/notes.md",  # the checkout the site is built from
+        "<<< served /tmp/hb-verify-x1y2/ws/secret.txt",  # a temporary folder, as another machine recorded it
+        "err opened /var/folders/ab/cd1234/T/hb-run-9/ws-evil/secret.txt",  # macOS's temporary folders
+    )
+
+    def fails_with_paths(snippet: Snippet, r: Rule) -> Verdict:
+        expected = "FAIL" if snippet.kind == "wrong" else "PASS"
+        return Verdict(snippet, expected, Finding(expected, "served from $TMP/ws", machine_lines, reason="served_outside_root"))
+
+    entries, _ = evidence.record(corpus, rule_ids=[rule.id], verifier=fails_with_paths)
+    # as another machine may have recorded them (this one's scrub already turned its own temp folder into $TMP)
+    entries[block.name]["evidence"] = [*machine_lines, "$TMP/ws/a and $TMP/srv/b"]
+    panel = proof_panel(SiteData(corpus=corpus, proofs=entries), rule, block)
+    assert "<pre>" in panel
+    for machine_path in (str(handbook), "/tmp/", "/var/folders", "$TMP"):
+        assert machine_path not in panel, machine_path
+    assert "&lt;checkout&gt;/content/notes.md" in panel and "&lt;workspace&gt;/a" in panel and "&lt;server-code&gt;/b" in panel
+    assert "&lt;temp&gt;/ws/secret.txt" in panel and "&lt;temp&gt;/ws-evil/secret.txt" in panel

@@ -13,14 +13,17 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..model import Corpus
-from .labels import SCOPE_LABEL, SCOPE_MEANING, SEVERITY_LABEL, page_tags
+from .labels import SCOPE_LABEL, SEVERITY_LABEL, SEVERITY_MEANING, scope_sentence, scope_tag
 from .links import gate_src, rule_src
 from .tables import gate_page
 
 FIXED_PAGES = (
     ("Home", "index.md"),
     ("All rules", "overview.md"),
+    ("Reading a rule page", "legend.md"),
+    ("How proofs work", "proofs.md"),
     ("Review worksheet", "worksheet.md"),
+    ("Run an audit", "audit.md"),
     ("Downloads", "downloads.md"),
 )
 """Hand-written pages under content/, in navigation order (each is listed only when it exists)."""
@@ -33,11 +36,8 @@ def _listing(tags: Iterable[str]) -> str:
 
 
 def _scope_tags(corpus: Corpus, scope: str) -> list[str]:
-    """The tags a scope's page lists: the scope's own, plus each stack label for ``stack``."""
-    tags = [SCOPE_LABEL[scope]]
-    if scope == "stack":
-        tags += sorted({t for r in corpus.rules if r.scope == "stack" for t in page_tags(r) if t.startswith("Stack: ")})
-    return tags
+    """The tags a scope's page lists: the scope's own, or for ``stack`` each stack label (a rule has one)."""
+    return list(dict.fromkeys(scope_tag(r) for r in corpus.rules if r.scope == scope))
 
 
 def scope_page(corpus: Corpus, scope: str) -> str:
@@ -46,18 +46,17 @@ def scope_page(corpus: Corpus, scope: str) -> str:
     body = _listing(_scope_tags(corpus, scope)) if count else "No rule has this scope yet."
     return (
         f"---\ntitle: {json.dumps(label + ' rules')}\n---\n\n# {label} rules\n\n"
-        f"A **{label.lower()}** rule {SCOPE_MEANING[scope]}. {count} rule{'s' if count != 1 else ''}.\n\n{body}\n"
+        f"{scope_sentence(scope)} {count} rule{'s' if count != 1 else ''}, in checklist order.\n\n{body}\n"
     )
 
 
 def severity_page(corpus: Corpus) -> str:
     tags = [f"Severity: {s}" for s in SEVERITY_LABEL if any(r.severity == s for r in corpus.rules)]
     body = _listing(tags) if tags else "No rules yet."
+    meanings = " ".join(f"**{label}**: {SEVERITY_MEANING[s]}." for s, label in SEVERITY_LABEL.items())
     return (
         "---\ntitle: Rules by severity\n---\n\n# Rules by severity\n\n"
-        "**High**: a break exposes data or the host, or makes the server unusable to clients. "
-        "**Medium**: a break degrades safety or interoperability. **Low**: hygiene.\n\n"
-        f"{body}\n"
+        f"{meanings} Each list is in checklist order.\n\n{body}\n"
     )
 
 
@@ -65,9 +64,30 @@ def tags_index(corpus: Corpus) -> str:
     lines = ["---", "title: Tags", "---", "", "# Tags", "", "Every rule carries its scope and its severity as tags.", ""]
     for scope, label in SCOPE_LABEL.items():
         count = sum(1 for r in corpus.rules if r.scope == scope)
-        lines.append(f"- [{label}]({scope}.md) ({count}): a {label.lower()} rule {SCOPE_MEANING[scope]}.")
+        sentence = scope_sentence(scope)
+        lines.append(f"- [{label}]({scope}.md) ({count}): {sentence[0].lower()}{sentence[1:]}")
     lines.append("- [By severity](severity.md): high, medium, low.")
     return "\n".join(lines) + "\n"
+
+
+ORDER_META = "hb_order"
+"""A rule page's place in the checklist, set in its page meta, read back by the tag listings' sort key."""
+TAG_GROUPS = (tuple(SCOPE_LABEL.values()), tuple(f"Severity: {s}" for s in SEVERITY_LABEL))
+
+
+def checklist_position(mapping: Any) -> tuple[int, str]:
+    """Sort key of a tag listing's entries (``listings_sort_by`` of the tags plugin): checklist order."""
+    page = mapping.item
+    return int(page.meta.get(ORDER_META, 10**6)), str(page.title)
+
+
+def tag_position(tag: Any, *_: Any) -> tuple[int, int, str]:
+    """Sort key of a listing's tags (``listings_tags_sort_by``): scopes and severities in their own order
+    (high before medium before low), stack labels by name."""
+    for group, names in enumerate(TAG_GROUPS):
+        if tag.name in names:
+            return group, names.index(tag.name), tag.name
+    return len(TAG_GROUPS), 0, tag.name
 
 
 def generated_pages(corpus: Corpus) -> dict[str, str]:

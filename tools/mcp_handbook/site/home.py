@@ -1,4 +1,4 @@
-"""Small summaries for the home page: the gates with their counts, the scopes with theirs."""
+"""Small summaries for the hand-written pages: the gates and scopes with their counts, the badge legend."""
 
 from __future__ import annotations
 
@@ -6,8 +6,12 @@ import posixpath
 
 from ..fields import PROFILE_MEANING, PROFILES, in_profile
 from ..model import Corpus
-from .labels import BASIS_LABEL, BASIS_MEANING, PROFILE_LABEL, SCOPE_LABEL, SCOPE_MEANING
+from .labels import (
+    BASIS_LABEL, BASIS_MEANING, CHECK_LABEL, CHECK_MEANING, PROFILE_LABEL, SCOPE_LABEL, SEVERITY_LABEL, SEVERITY_MEANING,
+    scope_sentence,
+)
 from .links import gate_src
+from .rule_page import check_badge
 
 
 def _rel(target: str, from_src: str) -> str:
@@ -29,7 +33,7 @@ def scope_list(corpus: Corpus, *, from_src: str) -> str:
     lines = []
     for scope, label in SCOPE_LABEL.items():
         count = sum(1 for r in corpus.rules if r.scope == scope)
-        lines.append(f"- **[{label}]({_rel(f'tags/{scope}.md', from_src)})** ({count}): {SCOPE_MEANING[scope]}.")
+        lines.append(f"- **[{label}]({_rel(f'tags/{scope}.md', from_src)})** ({count}): {scope_sentence(scope)}")
     return "\n".join(lines)
 
 
@@ -48,4 +52,24 @@ def profile_list(corpus: Corpus, *, from_src: str) -> str:
     for profile in PROFILES:
         count = sum(1 for r in corpus.rules if in_profile(r.basis, profile))
         lines.append(f"- **{PROFILE_LABEL[profile]}** ({count} rules): {PROFILE_MEANING[profile]}.")
+    return "\n".join(lines)
+
+
+def badge_legend(corpus: Corpus, *, from_src: str) -> str:
+    """The badges of a rule page as they look there, each with what it means (the legend page)."""
+    lines = ["**Scope**: how far the rule reaches; a rounded badge.", ""]
+    for scope, label in SCOPE_LABEL.items():
+        count = sum(1 for r in corpus.rules if r.scope == scope)
+        badge = f'<span class="hb-badge hb-scope-{scope}">{label}</span>'
+        lines.append(f"- {badge} ({count}, [list]({_rel(f'tags/{scope}.md', from_src)})): {scope_sentence(scope)}")
+    lines += ["", "**Check**: how the rule is checked; a square badge with a mark.", ""]
+    for check in CHECK_LABEL:
+        count = sum(1 for r in corpus.rules if r.check == check)
+        lines.append(f"- {check_badge(check)} ({count}): {CHECK_MEANING[check]}.")
+    lines += ["", "**Basis**: the rule's authority, what the specification requires or what this handbook advises.", ""]
+    for basis, label in BASIS_LABEL.items():
+        lines.append(f'- <span class="hb-badge hb-basis-{basis}">{label}</span>: {BASIS_MEANING[basis]}.')
+    lines += ["", "**Severity**: what a break costs.", ""]
+    for severity, label in SEVERITY_LABEL.items():
+        lines.append(f'- <span class="hb-badge hb-sev-{severity}">{label}</span>: {SEVERITY_MEANING[severity]}.')
     return "\n".join(lines)

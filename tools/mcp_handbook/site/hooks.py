@@ -10,6 +10,8 @@ from typing import Any
 from mkdocs.plugins import event_priority
 
 from mcp_handbook.site.build_events import add_pages, add_widgets, start_build
+from mcp_handbook.site.rule_page import link_mentions
+from mcp_handbook.site.state import site_data
 
 
 @event_priority(100)  # before the macros and tags plugins read anything
@@ -22,4 +24,4 @@ def on_files(files: Any, config: Any) -> Any:
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
-    return add_widgets(html, page, config)
+    return link_mentions(add_widgets(html, page, config), site_data(config), src=page.file.src_uri)

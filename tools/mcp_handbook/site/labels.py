@@ -10,9 +10,10 @@ KIND_LABEL = {"wrong": ("✗ WRONG", "hb-wrong"), "correct": ("✓ CORRECT", "hb
 SCOPE_LABEL = {"universal": "Universal", "opinionated": "Opinionated", "stack": "Stack"}
 SCOPE_MEANING = {
     "universal": "holds for any MCP server, whatever its stack or deployment",
-    "opinionated": "a default we recommend and label as opinion; a team may choose otherwise and say why",
+    "opinionated": "is a default we recommend and label as opinion; a team may choose otherwise and say why",
     "stack": "holds only for the named stack or deployment shape",
 }
+"""What a scope means, written to follow "A <scope> rule" (see :func:`scope_sentence`)."""
 BASIS_LABEL = {"spec-must": "Spec: MUST", "spec-should": "Spec: SHOULD", "security": "Security", "practice": "Practice"}
 BASIS_MEANING = {
     "spec-must": "the cited specification section says MUST (or REQUIRED) for this claim",
@@ -23,6 +24,24 @@ BASIS_MEANING = {
 PROFILE_LABEL = {"spec": "Spec", "baseline": "Baseline", "full": "Full"}
 SEVERITY_LABEL = {"high": "High", "medium": "Medium", "low": "Low"}
 CHECK_LABEL = {"automated": "Automated", "manual": "Manual"}
+CHECK_MARK = {"automated": "⚙", "manual": "✎"}
+"""A mark beside the check kind's word on a rule page, so the two badges differ in more than colour."""
+CHECK_MEANING = {
+    "automated": "a probe checks it over a real stdio pipe, and its WRONG and CORRECT code is proved against the reference server",
+    "manual": "a reviewer judges it; the rule's How it is verified section says exactly how",
+}
+SEVERITY_MEANING = {
+    "high": "a break exposes data or the host, or makes the server unusable to clients",
+    "medium": "a break degrades safety or interoperability",
+    "low": "hygiene",
+}
+
+
+def scope_sentence(scope: str) -> str:
+    """One sentence saying what a scope means: "An opinionated rule is a default we recommend ..."."""
+    label = SCOPE_LABEL.get(scope, scope).lower()
+    article = "An" if label[:1] in "aeio" else "A"  # "a universal": the u sounds like "you"
+    return f"{article} {label} rule {SCOPE_MEANING.get(scope, '')}."
 
 
 def scope_text(rule: Rule) -> str:
@@ -69,11 +88,14 @@ def profile_text(rule: Rule) -> str:
     return ", ".join(PROFILE_LABEL[p] for p in rule.profiles) or "none"
 
 
+def scope_tag(rule: Rule) -> str:
+    """The rule's one scope tag: the scope, or ``Stack: <label>`` for a stack rule (never both, so the stack
+    page, which lists every stack label, names each rule once)."""
+    if rule.scope == "stack" and rule.stack:
+        return f"Stack: {rule.stack}"
+    return SCOPE_LABEL.get(rule.scope, rule.scope)
+
 
 def page_tags(rule: Rule) -> list[str]:
-    """Tags for the material tags plugin: the scope, the stack label, the severity."""
-    tags = [SCOPE_LABEL.get(rule.scope, rule.scope)]
-    if rule.scope == "stack" and rule.stack:
-        tags.append(f"Stack: {rule.stack}")
-    tags.append(f"Severity: {rule.severity}")
-    return tags
+    """Tags for the material tags plugin: the scope (or stack label), then the severity."""
+    return [scope_tag(rule), f"Severity: {rule.severity}"]

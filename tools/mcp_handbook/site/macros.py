@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from .downloads import downloads_list
-from .home import basis_list, gate_list, profile_list, scope_list
-from .labels import page_tags
+from .home import badge_legend, basis_list, gate_list, profile_list, scope_list
 from .links import href
-from .rule_page import rule_page
+from .rule_page import page_meta, rule_page
 from .state import SiteData, site_data
 from .widgets import marker
 
@@ -33,6 +32,7 @@ def define_env(env: Any) -> None:
     env.macro(lambda: scope_list(_data(env).corpus, from_src=_src(env)), "scope_list")
     env.macro(lambda: basis_list(_data(env).corpus, from_src=_src(env)), "basis_list")
     env.macro(lambda: profile_list(_data(env).corpus, from_src=_src(env)), "profile_list")
+    env.macro(lambda: badge_legend(_data(env).corpus, from_src=_src(env)), "badge_legend")
     env.macro(lambda: marker("overview"), "overview_table")  # filled in after Markdown, see widgets.py
     env.macro(lambda: marker("worksheet"), "worksheet_app")
     env.macro(
@@ -45,7 +45,7 @@ def define_env(env: Any) -> None:
 
 
 def on_pre_page_macros(env: Any) -> None:
-    """Replace a rule file's markdown with its full page, and tag it."""
+    """Replace a rule file's markdown with its full page; tag it, place it in the checklist, hide its TOC."""
     data = _data(env)
     if env.page.file.abs_src_path is None:
         return  # a generated page
@@ -54,4 +54,4 @@ def on_pre_page_macros(env: Any) -> None:
     if rule is None:
         return
     env.markdown = rule_page(data.corpus, rule, data=data)
-    env.page.meta["tags"] = page_tags(rule)
+    env.page.meta.update(page_meta(data.corpus, rule))
