@@ -10,41 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from worksheet_helpers import TRICKY, answer, checked_status, export, row
 
 from mcp_handbook.export import COLUMNS, STAMP_COLUMNS, STATUSES, WRITERS, Stamp, worksheet_rows
 from mcp_handbook.export.filters import normalise
 from mcp_handbook.model import Corpus
 
 pytestmark = pytest.mark.slow
-
-TRICKY = 'saw "quotes", a | pipe, a back\\slash\nand a second line'
-
-
-def row(page: Any, rule_id: str) -> Any:
-    return page.locator(f'tr[data-id="{rule_id}"]')
-
-
-def answer(page: Any, rule_id: str, *, status: str = "", evidence: str = "", notes: str = "") -> None:
-    """Click the status (its visible label, as a person would) and type into the boxes."""
-    r = row(page, rule_id)
-    if status:
-        r.locator("fieldset.hb-status label", has_text=status).click()
-    if evidence:
-        r.locator('textarea[data-field="evidence"]').fill(evidence)
-    if notes:
-        r.locator('textarea[data-field="notes"]').fill(notes)
-
-
-def checked_status(page: Any, rule_id: str) -> str:
-    return row(page, rule_id).locator("input[type=radio]:checked").get_attribute("value") or ""
-
-
-def export(page: Any, kind: str, dest: Path) -> str:
-    with page.expect_download() as info:
-        page.locator(f'[data-hb-export="{kind}"]').click()
-    path = dest / info.value.suggested_filename
-    info.value.save_as(path)
-    return path.read_text(encoding="utf-8")
 
 
 def test_answers_survive_a_reload(visit: Any, corpus: Corpus) -> None:
@@ -61,18 +33,22 @@ def test_answers_survive_a_reload(visit: Any, corpus: Corpus) -> None:
     visit.assert_clean()
 
 
-def test_a_filtered_csv_export_holds_the_shown_rows_with_answers(visit: Any, corpus: Corpus, tmp_path: Path) -> None:
+def test_a_filtered_csv_export_holds_every_row_with_answers_and_the_filters_in_view(visit: Any, corpus: Corpus, tmp_path: Path) -> None:
     gate = corpus.rules[-1].gate
     in_gate = [r.id for r in corpus.rules if r.gate == gate]
+    elsewhere = next(r.id for r in corpus.rules if r.gate != gate)
     page = visit.open("worksheet/")
     answer(page, in_gate[0], status="N/A", notes=TRICKY)
+    answer(page, elsewhere, status="Fail")
     page.locator('form[data-hb-filters] select[data-hb-filter="gate"]').select_option(gate)
     visible = [r.id for r in corpus.rules if row(page, r.id).is_visible()]
     assert visible == in_gate
     rows = list(csv.DictReader(io.StringIO(export(page, "csv", tmp_path))))
-    assert [r["id"] for r in rows] == in_gate
+    assert [r["id"] for r in rows] == [r.id for r in corpus.rules], "filters decide what is shown, not what is kept"
     assert list(rows[0]) == [*COLUMNS, *STAMP_COLUMNS]
-    assert rows[0]["status"] == "N/A" and rows[0]["notes"] == TRICKY
+    by_id = {r["id"]: r for r in rows}
+    assert by_id[in_gate[0]]["status"] == "N/A" and by_id[in_gate[0]]["notes"] == TRICKY
+    assert by_id[elsewhere]["status"] == "Fail", "an answer the filters hide is still exported"
     assert {r["filters"] for r in rows} == {f"gate={gate}"}
     assert {r["doctrine_version"] for r in rows} == {corpus.version}
     visit.assert_clean()
@@ -85,12 +61,17 @@ def _expected(corpus: Corpus, answers: dict[str, dict[str, str]], exported: dict
     for r in rows:
         r.update(answers.get(r["id"], {}))
     assert re.fullmatch(r"[0-9a-f]{40}(-dirty)?|unknown", exported["commit"]), exported["commit"]
-    return rows, Stamp(corpus.version, exported["commit"], exported["date"], normalise(None))
+    return rows, Stamp(corpus.version, exported["commit"], exported["date"], normalise(None), **REVIEW)
+
+
+REVIEW = {"server_name": "Acme files, \"beta\"", "server_version": "1.4.2", "reviewer": "Ada | Grace"}
 
 
 def test_browser_exports_are_the_cli_exports_byte_for_byte(visit: Any, corpus: Corpus, tmp_path: Path) -> None:
     answers = {corpus.rules[0].id: {"status": "Fail", "evidence": TRICKY, "notes": "a, b"}}
     page = visit.open("worksheet/")
+    for name, value in REVIEW.items():
+        page.locator(f'input[data-hb-review="{name}"]').fill(value)
     for rule_id, a in answers.items():
         answer(page, rule_id, **a)
     exported = {kind: export(page, kind, tmp_path) for kind in ("json", "csv", "md")}
@@ -170,8 +151,8 @@ def test_a_profile_and_an_unmet_condition_narrow_the_review_and_are_stamped(visi
     page.locator(f'input[data-hb-without="{condition}"]').check()
     visible = [r.id for r in corpus.rules if row(page, r.id).is_visible()]
     assert visible == wanted and 0 < len(wanted) < len(corpus.rules)
+    assert {r.basis for r in corpus.rules if r.id in visible} <= {"spec-must", "spec-should", "security"}
     rows = list(csv.DictReader(io.StringIO(export(page, "csv", tmp_path))))
-    assert [r["id"] for r in rows] == wanted
+    assert [r["id"] for r in rows] == [r.id for r in corpus.rules]
     assert {r["filters"] for r in rows} == {f"profile=baseline; without={condition}"}
-    assert {r["basis"] for r in rows} <= {"spec-must", "spec-should", "security"}
     visit.assert_clean()

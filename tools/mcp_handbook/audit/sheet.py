@@ -2,7 +2,9 @@
 
 Manual rules stay blank for the reviewer. Evidence is the probe's summary and
 transcript rows, bounded and stripped of control characters: it is text a
-hostile server wrote, and it must not break a spreadsheet or a table.
+hostile server wrote, and it must not break a spreadsheet or a table. The
+stamp names the server as its ``initialize`` result did (``serverInfo``),
+cleaned the same way.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import re
 import shlex
 from pathlib import Path
 
-from ..export import WRITERS, stamp_for, worksheet_rows, write_worksheet
+from ..export import WRITERS, Stamp, stamp_for, worksheet_rows, write_worksheet
 from ..model import Corpus
 from ..probes.support import Finding
 from .plan import NOT_CHECKED, AuditResult, RuleFinding
@@ -64,6 +66,17 @@ def audit_rows(corpus: Corpus, result: AuditResult, fmt: str = "md") -> list[dic
     return rows
 
 
+def audit_stamp(corpus: Corpus, result: AuditResult) -> Stamp:
+    """The export stamp, with the server's name and version from its ``serverInfo`` (text the server chose)."""
+    info = result.facts.server_info
+
+    def said(key: str) -> str:
+        value = info.get(key)
+        return clean(value) if isinstance(value, str) else ""
+
+    return stamp_for(corpus, server_name=said("name"), server_version=said("version"))
+
+
 def write_audit_worksheet(corpus: Corpus, result: AuditResult, *, fmt: str, path: Path) -> None:
     """Atomic, like every export: an audit that fails to write leaves no half-written file."""
-    write_worksheet(audit_rows(corpus, result, fmt), stamp_for(corpus), fmt=fmt, path=path)
+    write_worksheet(audit_rows(corpus, result, fmt), audit_stamp(corpus, result), fmt=fmt, path=path)

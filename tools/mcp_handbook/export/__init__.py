@@ -11,10 +11,10 @@ from .filters import FILTER_KEYS, filters_text, parse_filters_text, select_rules
 from .rules import rules_document, to_rules_json
 from .schemas import load_schema
 from .formats import WRITERS, write_worksheet
-from .worksheet import COLUMNS, STAMP_COLUMNS, STATUSES, Stamp, stamp_for, worksheet_rows
+from .worksheet import COLUMNS, REVIEW_FIELDS, STAMP_COLUMNS, STATUSES, Stamp, stamp_for, worksheet_rows
 
 __all__ = [
-    "COLUMNS", "DOWNLOADS", "FILTER_KEYS", "STAMP_COLUMNS", "STATUSES", "WRITERS", "Stamp",
+    "COLUMNS", "DOWNLOADS", "FILTER_KEYS", "REVIEW_FIELDS", "STAMP_COLUMNS", "STATUSES", "WRITERS", "Stamp",
     "filters_text", "load_schema", "parse_filters_text", "rules_document", "select_rules", "stamp_for",
     "make_downloads", "to_rules_json", "worksheet_rows", "write_downloads", "write_worksheet",
 ]

@@ -12,6 +12,12 @@ from ..model import Corpus
 from .filters import FILTER_HELP, FILTER_KEYS, normalise, select_rules, unknown_values
 
 FORMATS = ("md", "csv", "json", "xlsx")
+REVIEW_OPTIONS = {
+    "server_name": "the reviewed server's name, written into the worksheet's stamp (worksheet only)",
+    "server_version": "the reviewed server's version or commit (worksheet only)",
+    "reviewer": "who reviews it (worksheet only)",
+}
+"""Options that record what was reviewed, by stamp field (``export.worksheet.REVIEW_FIELDS``)."""
 
 
 def _corpus(args: argparse.Namespace) -> Corpus:
@@ -49,11 +55,12 @@ def _selection(corpus: Corpus, args: argparse.Namespace):
 
 def _worksheet(corpus: Corpus, args: argparse.Namespace, out: Path) -> str:
     from .formats import write_worksheet
-    from .worksheet import stamp_for, worksheet_rows
+    from .worksheet import REVIEW_FIELDS, stamp_for, worksheet_rows
 
     fmt = _format(args, out)
     rules, filters = _selection(corpus, args)
-    write_worksheet(worksheet_rows(rules), stamp_for(corpus, filters=filters), fmt=fmt, path=out)
+    review = {name: getattr(args, name) or "" for name in REVIEW_FIELDS}
+    write_worksheet(worksheet_rows(rules), stamp_for(corpus, filters=filters, **review), fmt=fmt, path=out)
     return f"wrote {out} ({fmt}, {len(rules)} rules, doctrine {corpus.version})"
 
 
@@ -96,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
     # Usage errors are reported here, not left to main(): under `python -m mcp_handbook.cli`
     # main() lives in __main__ and catches another UsageError class than the one raised here.
     try:
+        given = [name for name in REVIEW_OPTIONS if getattr(args, name, None)]
+        if given and args.what != "worksheet":
+            raise UsageError(f"--{given[0].replace('_', '-')}: only a worksheet records what was reviewed")
         corpus = _corpus(args)
         out = Path(args.output)
         if args.what != "skill" and out.is_dir():
@@ -118,3 +128,5 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--name", help="skill name (default: the -o folder's name)")
     for key in FILTER_KEYS:
         p.add_argument(f"--{key}", action="append", metavar=key.upper(), help=FILTER_HELP.get(key, f"keep rules with this {key} (repeatable)"))
+    for name, text in REVIEW_OPTIONS.items():
+        p.add_argument(f"--{name.replace('_', '-')}", dest=name, metavar="TEXT", help=text)

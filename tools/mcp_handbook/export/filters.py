@@ -16,11 +16,14 @@ FILTER_KEYS = ("profile", "scope", "stack", "gate", "severity", "without")
 """What an export can be narrowed by, in the order the stamp lists them: the review
 profile (``spec``, ``baseline``, ``full``, read from each rule's ``basis``), rule fields,
 and ``without``: conditions the reviewed server does not meet (``http``, ``takes-paths``),
-which leave out the rules that apply only under them."""
+which leave out the rules that apply only under them. ``stack`` names the kind of server
+reviewed: it keeps every general rule (universal and opinionated) plus that stack's rules,
+and leaves out only other stacks' rules."""
 
 
 FILTER_HELP = {
     "profile": "keep the rules of this review profile: spec (the specification's MUST/SHOULD), baseline (spec plus security: every universal rule), full (everything)",
+    "stack": "keep the rules that apply to a server of this stack: every universal and opinionated rule plus this stack's rules; other stacks' rules are left out (repeatable)",
     "without": f"leave out rules that apply only when this condition holds; the server does not (repeatable; one of {', '.join(CONDITIONS)})",
 }
 
@@ -52,6 +55,9 @@ def matches(rule: Rule, filters: Mapping[str, tuple[str, ...]]) -> bool:
                 return False
         elif key == "without":
             if set(rule.conditions) & set(wanted):
+                return False
+        elif key == "stack":
+            if rule.stack and rule.stack not in wanted:  # a general rule (no stack) applies to every stack
                 return False
         elif getattr(rule, key) not in wanted:
             return False

@@ -1,4 +1,5 @@
-"""The audit worksheet: one row per rule, stamped with the doctrine version, commit, date and filters.
+"""The audit worksheet: one row per rule, stamped with the doctrine version, commit, date and filters,
+and with what was reviewed: the server's name and version, and the reviewer.
 
 The text formats are plain functions ``(rows, stamp) -> str`` here; ``formats.py`` puts them and the
 workbook in one table (:data:`~.formats.WRITERS`); ``report`` reads every one of them back.
@@ -25,8 +26,15 @@ ADDED_COLUMNS = ("basis", "applies_to")
 exported before them still reads back."""
 READ_COLUMNS = tuple(c for c in COLUMNS if c not in ADDED_COLUMNS)
 """The columns ``report`` requires of a worksheet."""
-STAMP_COLUMNS = ("doctrine_version", "commit", "date", "filters")
+REVIEW_FIELDS = ("server_name", "server_version", "reviewer")
+"""What was reviewed and by whom: stamp fields added after doctrine 1.0.0, empty when not given.
+A worksheet without them still reads back."""
+STAMP_COLUMNS = ("doctrine_version", "commit", "date", "filters", *REVIEW_FIELDS)
 """Extra CSV columns, repeated on every row so the file stays one clean table."""
+REVIEW_LABELS = {"server_name": "Server", "server_version": "Server version", "reviewer": "Reviewer"}
+"""The Markdown header's words for :data:`REVIEW_FIELDS`."""
+REVIEW_TEXT_LIMIT = 200
+"""Characters kept of a review field: it is one line of a header, a cell and a file name."""
 STATUSES = ("Pass", "Fail", "N/A")
 """What a reviewer writes in the status column (case does not matter); empty means not yet judged."""
 JSON_FORMAT = "mcp-handbook-worksheet"
@@ -42,6 +50,11 @@ class Stamp:
     commit: str
     date: str
     filters: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    server_name: str = ""
+    """The reviewed server's name (an audit takes it from the server's ``serverInfo``)."""
+    server_version: str = ""
+    """The reviewed server's version or commit."""
+    reviewer: str = ""
 
     @property
     def filters_text(self) -> str:
@@ -77,8 +90,32 @@ def export_date() -> str:
     return dt.date.today().isoformat()
 
 
-def stamp_for(corpus: Corpus, *, filters: Mapping[str, Iterable[str] | None] | None = None) -> Stamp:
-    return Stamp(corpus.version, git_commit(corpus.root), export_date(), normalise(filters))
+def review_text(value: object) -> str:
+    """A review field as one trimmed line, at most :data:`REVIEW_TEXT_LIMIT` characters (the page does the same)."""
+    return " ".join(str(value or "").split())[:REVIEW_TEXT_LIMIT].strip()
+
+
+def stamp_for(
+    corpus: Corpus,
+    *,
+    filters: Mapping[str, Iterable[str] | None] | None = None,
+    server_name: str = "",
+    server_version: str = "",
+    reviewer: str = "",
+) -> Stamp:
+    return Stamp(
+        corpus.version, git_commit(corpus.root), export_date(), normalise(filters),
+        server_name=review_text(server_name), server_version=review_text(server_version), reviewer=review_text(reviewer),
+    )
+
+
+def review_line(stamp: Stamp) -> str:
+    """``; server acme, version 1.2; reviewer Ada`` for the parts given, or ``""``: a suffix for one-line summaries."""
+    server = stamp.server_name or ("unnamed" if stamp.server_version else "")
+    server += f", version {stamp.server_version}" if stamp.server_version else ""
+    parts = [f"server {server}"] if server else []
+    parts += [f"reviewer {stamp.reviewer}"] if stamp.reviewer else []
+    return "".join(f"; {p}" for p in parts)
 
 
 def worksheet_rows(rules: Iterable[Rule]) -> list[dict[str, str]]:
@@ -103,6 +140,7 @@ def to_markdown(rows: list[dict[str, str]], stamp: Stamp) -> str:
         f"- Commit: {stamp.commit}",
         f"- Date: {stamp.date}",
         f"- Filters: {stamp.filters_text}",
+        *(f"- {REVIEW_LABELS[name]}: {getattr(stamp, name)}".rstrip() for name in REVIEW_FIELDS),
         "",
         f"Status is one of {', '.join(STATUSES)}. Put what you observed in evidence.",
         "",
@@ -124,7 +162,10 @@ def to_csv(rows: list[dict[str, str]], stamp: Stamp) -> str:
 
 def stamp_cells(stamp: Stamp) -> dict[str, str]:
     """The stamp as text cells, keyed by :data:`STAMP_COLUMNS` (CSV columns, the XLSX Stamp sheet)."""
-    return {"doctrine_version": stamp.doctrine_version, "commit": stamp.commit, "date": stamp.date, "filters": stamp.filters_text}
+    return {
+        "doctrine_version": stamp.doctrine_version, "commit": stamp.commit, "date": stamp.date, "filters": stamp.filters_text,
+        **{name: getattr(stamp, name) for name in REVIEW_FIELDS},
+    }
 
 
 def to_json(rows: list[dict[str, str]], stamp: Stamp) -> str:
@@ -135,6 +176,7 @@ def to_json(rows: list[dict[str, str]], stamp: Stamp) -> str:
         "doctrine_version": stamp.doctrine_version,
         "commit": stamp.commit,
         "date": stamp.date,
+        **{name: getattr(stamp, name) for name in REVIEW_FIELDS},
         "filters": {key: list(stamp.filters.get(key, ())) for key in FILTER_KEYS},
         "statuses": list(STATUSES),
         "items": [{c: row.get(c, "") for c in COLUMNS} for row in rows],

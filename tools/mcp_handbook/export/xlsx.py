@@ -3,7 +3,7 @@
 Three sheets: ``Worksheet`` (one row per rule; the status column only takes
 Pass / Fail / N/A and colours its row), ``Summary`` (COUNTIFS formulas, so the
 counts follow the reviewer's typing) and ``Stamp`` (what the worksheet was made
-from, read back by ``report``). Bytes are reproducible: fixed document dates
+from and what was reviewed, read back by ``report``). Bytes are reproducible: fixed document dates
 and zip entry times.
 """
 
@@ -23,7 +23,7 @@ from openpyxl.writer.excel import ExcelWriter
 
 from ..fields import SEVERITIES
 from .files import FixedTimeZipFile, zip_time
-from .worksheet import COLUMNS, STATUSES, Stamp, stamp_cells
+from .worksheet import COLUMNS, STATUSES, Stamp, review_line, stamp_cells
 
 ITEMS_SHEET, SUMMARY_SHEET, STAMP_SHEET = "Worksheet", "Summary", "Stamp"
 WIDTHS = {"id": 11, "title": 60, "scope": 13, "stack": 12, "severity": 10, "gate": 18, "check": 11, "status": 10, "evidence": 50, "notes": 40}
@@ -73,7 +73,8 @@ def _summary_sheet(ws: Worksheet, stamp: Stamp, last: int) -> None:
     status_range = f"{items}!${column_letter('status')}$2:${column_letter('status')}${last}"
     severity_range = f"{items}!${column_letter('severity')}$2:${column_letter('severity')}${last}"
     ws.append(["MCP server audit worksheet: summary"])
-    ws.append([f"Doctrine {stamp.doctrine_version}, commit {stamp.commit}, exported {stamp.date}, filters: {stamp.filters_text}"])
+    ws.append([f"Doctrine {stamp.doctrine_version}, commit {stamp.commit}, exported {stamp.date}, filters: {stamp.filters_text}"
+               f"{review_line(stamp)}"])
     ws.append(["Counts update as the Worksheet sheet is filled in."])
     ws.append([])
     ws.append(["severity", *STATUSES, "unfilled", "total"])

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..export.filters import Filters, matches, parse_filters_text
-from ..export.worksheet import STATUSES
+from ..export.worksheet import REVIEW_FIELDS, STATUSES
 from ..fields import SEVERITIES, in_profile
 from ..history import RuleChange
 from ..model import Corpus, Rule
@@ -66,6 +66,12 @@ class Report:
     severities: tuple[str, ...] = field(default=SEVERITIES)
     profile: str = "baseline"
     """The review profile whose HIGH failures set the exit code (``spec``, ``baseline``, ``full``)."""
+    date: str = ""
+    """The worksheet's date, as stamped."""
+    server_name: str = ""
+    server_version: str = ""
+    reviewer: str = ""
+    """What was reviewed and by whom, as stamped; empty when the worksheet does not say (older worksheets)."""
 
     def counts(self) -> dict[str, dict[str, int]]:
         table = {sev: {**{s: 0 for s in STATUSES}, UNFILLED: 0} for sev in self.severities}
@@ -169,6 +175,11 @@ def _stamp(filled: Filled) -> tuple[str, str, str, Filters, list[Problem]]:
     return version, commit, filters_cell.value if filters_cell else "none", filters, problems
 
 
+def _review(filled: Filled) -> dict[str, str]:
+    """The date and what was reviewed, as the worksheet states them (empty when it does not)."""
+    return {name: filled.stamp[name].value if name in filled.stamp else "" for name in ("date", *REVIEW_FIELDS)}
+
+
 def sorted_problems(problems: list[Problem]) -> list[Problem]:
     """In the order a reviewer meets them in the file: by sheet, row, then column."""
     return sorted(problems, key=lambda p: (p.place.sheet, p.place.row or 0, len(p.place.column), p.place.column))
@@ -190,4 +201,6 @@ def build_report(
     if problems:
         return sorted_problems(problems)
     since = _since(baseline, current, {i.id for i in items}, filters)
-    return Report(filled.file, filled.format, version, commit, current.version, filters_text, tuple(items), since, profile=profile)
+    return Report(
+        filled.file, filled.format, version, commit, current.version, filters_text, tuple(items), since, profile=profile, **_review(filled)
+    )

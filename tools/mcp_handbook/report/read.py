@@ -12,9 +12,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..export.worksheet import STAMP_COLUMNS
 from .places import Place, Problem
 
-STAMP_KEYS = ("doctrine_version", "commit", "date", "filters")
+STAMP_KEYS = STAMP_COLUMNS
+"""Stamp fields a reader looks for: version, commit, date, filters and what was reviewed (older files lack the last)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +44,8 @@ class Filled:
     file: str
     format: str
     stamp: dict[str, Cell]
-    """``doctrine_version`` (always), ``commit``, ``date``, ``filters`` when the file has them."""
+    """``doctrine_version`` (always); ``commit``, ``date``, ``filters``, ``server_name``, ``server_version``,
+    ``reviewer`` when the file has them."""
     entries: tuple[Entry, ...]
 
 

@@ -6,13 +6,18 @@ import csv
 import io
 import re
 
-from ..export.worksheet import ADDED_COLUMNS, READ_COLUMNS
+from ..export.worksheet import ADDED_COLUMNS, READ_COLUMNS, REVIEW_LABELS
 from .places import Place, Problem, column_letter
-from .read import Cell, Entry, Filled, cells_of, decode, match_columns
+from .read import STAMP_KEYS, Cell, Entry, Filled, cells_of, decode, match_columns
 
-CSV_STAMP = ("doctrine_version", "commit", "date", "filters")
-MD_STAMP = {"doctrine version": "doctrine_version", "commit": "commit", "date": "date", "filters": "filters"}
-MD_STAMP_LINE = re.compile(r"^\s*[-*]\s*(doctrine version|commit|date|filters)\s*:\s*(.*?)\s*$", re.IGNORECASE)
+CSV_STAMP = STAMP_KEYS
+MD_STAMP = {
+    "doctrine version": "doctrine_version", "commit": "commit", "date": "date", "filters": "filters",
+    **{label.lower(): name for name, label in REVIEW_LABELS.items()},
+}
+MD_STAMP_LINE = re.compile(
+    r"^\s*[-*]\s*(" + "|".join(sorted(map(re.escape, MD_STAMP), key=len, reverse=True)) + r")\s*:\s*(.*?)\s*$", re.IGNORECASE
+)
 MD_SEPARATOR = re.compile(r"^\|?(\s*:?-{3,}:?\s*\|)+\s*:?-{0,}:?\s*$")
 
 

@@ -44,12 +44,20 @@ def _since_lines(since: Since) -> list[str]:
     return lines
 
 
+def reviewed_line(report: Report) -> str:
+    """What was reviewed, by whom and when, in the words of the worksheet (or that it does not say)."""
+    server = report.server_name or ("unnamed" if report.server_version else "not named in the worksheet")
+    server += f", version {report.server_version}" if report.server_version else ""
+    return f"Server: {server}; reviewer: {report.reviewer or 'not named'}; worksheet dated {report.date or 'unknown'}"
+
+
 def render_text(report: Report) -> str:
     filled = len(report.items) - len(report.unfilled)
     lines = [
         f"Audit report: {report.file} ({report.format}, doctrine {report.doctrine_version}, "
         f"commit {report.commit[:12] or 'unknown'}, filters: {report.filters}); {filled} of {len(report.items)} item(s) judged; "
         f"gate: the {report.profile} profile",
+        reviewed_line(report),
     ]
     counts = report.counts()
     for severity in report.severities:
@@ -103,6 +111,10 @@ def report_data(report: Report) -> dict[str, Any]:
         "commit": report.commit,
         "current_version": report.current_version,
         "filters": report.filters,
+        "date": report.date,
+        "server_name": report.server_name,
+        "server_version": report.server_version,
+        "reviewer": report.reviewer,
         "profile": report.profile,
         "statuses": list(STATUSES),
         "counts": report.counts(),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 
 from ..export.filters import filter_value
@@ -22,6 +22,8 @@ FILTER_FIELDS = ("profile", "scope", "stack", "severity", "gate", "check", "with
 TOKEN_FIELDS = ("profile",)
 """Filters a row matches when its space-separated ``data-`` value holds the chosen token."""
 TOKEN_MATCH = ' data-hb-match="token"'
+GENERAL_FIELDS = ("stack",)
+"""Filters a row with no value for passes whatever is chosen: a rule with no stack applies to every stack."""
 
 
 def _options(values: Iterable[tuple[str, str]]) -> str:
@@ -42,10 +44,22 @@ def filter_choices(corpus: Corpus, rules: Sequence[Rule]) -> dict[str, list[tupl
 
 
 def filter_form(
-    corpus: Corpus, rules: Sequence[Rule], *, target: str, fields: Sequence[str], label: str, text_box: bool = True
+    corpus: Corpus,
+    rules: Sequence[Rule],
+    *,
+    target: str,
+    fields: Sequence[str],
+    label: str,
+    text_box: bool = True,
+    extra_choices: Mapping[str, list[tuple[str, str]]] | None = None,
 ) -> str:
-    """A filter form for the table with id ``target``: one select per field, a text box, a live count."""
-    choices = filter_choices(corpus, rules)
+    """A filter form for the table with id ``target``: one select per field, a text box, a live count.
+
+    ``extra_choices`` adds filters on row attributes that are not rule fields (the worksheet's status).
+    The chosen filters live in the page's query string (``assets/filters.js``), so a filtered view
+    can be shared and survives Back; ``autocomplete="off"`` keeps the browser from restoring stale choices.
+    """
+    choices = {**filter_choices(corpus, rules), **(extra_choices or {})}
     selects = "".join(
         f'<label>{escape(name.capitalize())} <select data-hb-filter="{name}"{TOKEN_MATCH if name in TOKEN_FIELDS else ""}>'
         f'<option value="">All</option>{_options(choices[name])}</select></label>'
@@ -62,8 +76,10 @@ def filter_form(
             f'<div class="hb-condition-boxes">{boxes}</div></details>'
         )
     text = '<label>Text <input type="search" data-hb-filter-text placeholder="id, title, summary"></label>' if text_box else ""
+    general = " ".join(name for name in fields if name in GENERAL_FIELDS)
+    general_attr = f' data-hb-general="{general}"' if general else ""
     return (
-        f'<form class="hb-filters" data-hb-filters="{escape(target)}" aria-label="{escape(label)}" hidden>'
+        f'<form class="hb-filters" data-hb-filters="{escape(target)}"{general_attr} aria-label="{escape(label)}" autocomplete="off" hidden>'
         f"{selects}{text}"
         '<button type="reset">Show all</button>'
         f'<output class="hb-filter-count" aria-live="polite">{len(rules)} rules</output>'

@@ -1,9 +1,11 @@
 """The interactive worksheet: the rules as rows with status, evidence and notes, driven by ``assets/worksheet.js``.
 
-The rows, the column order, the statuses and the JSON format all come from
-the exporters (``mcp_handbook.export``) at build time and travel to the
-browser in one JSON block, so the page's CSV, Markdown and JSON exports are
-the CLI's exports with the reviewer's answers filled in.
+The rows, the column order, the statuses, the stamp fields and the JSON format
+all come from the exporters (``mcp_handbook.export``) at build time and travel
+to the browser in one JSON block, so the page's CSV, Markdown and JSON exports
+are the CLI's exports with the reviewer's answers filled in. The block also
+says what changed since each earlier doctrine version (``worksheet_history``),
+so answers stored under one can be carried over with care.
 """
 
 from __future__ import annotations
@@ -18,9 +20,15 @@ from ..model import Corpus, Rule
 from .labels import BASIS_MEANING, basis_text, check_text, scope_text, severity_text
 from .links import gate_src, href, rule_src
 from .tables import filter_form, row_data
+from .worksheet_history import earlier_versions, retired_rules
 
 STORAGE_PREFIX = "mcp-handbook/worksheet/"
 """localStorage key prefix; the doctrine version follows, so each version keeps its own review."""
+UNREVIEWED = "unreviewed"
+"""A row's ``data-status`` and the status filter's value before the reviewer has judged it."""
+FILTER_FIELDS = ("status", "check", *FILTER_KEYS)
+"""The worksheet's filters, first those that find what is left; only ``FILTER_KEYS`` go into an export's stamp."""
+REVIEW_PLACEHOLDERS = {"server_name": "e.g. acme-files", "server_version": "e.g. 1.4.2 or a commit", "reviewer": "your name"}
 
 
 def worksheet_data(corpus: Corpus, *, from_src: str, directory_urls: bool = True) -> dict[str, Any]:
@@ -36,10 +44,17 @@ def worksheet_data(corpus: Corpus, *, from_src: str, directory_urls: bool = True
             "json_format": ws.JSON_FORMAT,
             "json_format_version": ws.JSON_FORMAT_VERSION,
             "filter_keys": list(FILTER_KEYS),
+            "review_fields": list(ws.REVIEW_FIELDS),
+            "review_labels": dict(ws.REVIEW_LABELS),
+            "review_limit": ws.REVIEW_TEXT_LIMIT,
         },
         "doctrine_version": corpus.version,
         "commit": ws.git_commit(corpus.root),
         "storage_key": STORAGE_PREFIX + corpus.version,
+        "storage_prefix": STORAGE_PREFIX,
+        "unreviewed": UNREVIEWED,
+        "earlier": earlier_versions(corpus),
+        "retired": retired_rules(corpus),
         "rows": rows,
     }
 
@@ -84,7 +99,7 @@ def _row(corpus: Corpus, rule: Rule, *, from_src: str, directory_urls: bool, sta
         f'<span class="hb-badge hb-check">{escape(check_text(rule))}</span>'
     )
     return (
-        f'<tr data-id="{escape(rule.id)}" {data}>'
+        f'<tr data-id="{escape(rule.id)}" {data} data-status="{UNREVIEWED}">'
         f'<th scope="row"><a href="{link}"><code>{escape(rule.id)}</code></a> {escape(rule.title)}'
         f'<div class="hb-ws-badges">{badges}</div></th>'
         f"<td>{_status_control(rule, statuses)}</td>"
@@ -93,13 +108,32 @@ def _row(corpus: Corpus, rule: Rule, *, from_src: str, directory_urls: bool, sta
     )
 
 
+def _review_fields() -> str:
+    """Text boxes for what is reviewed and by whom; they go into every export's stamp and the file name."""
+    boxes = "".join(
+        f'<label>{escape(ws.REVIEW_LABELS[name])} <input type="text" data-hb-review="{name}" maxlength="{ws.REVIEW_TEXT_LIMIT}" '
+        f'placeholder="{escape(REVIEW_PLACEHOLDERS[name])}" autocomplete="off"></label>'
+        for name in ws.REVIEW_FIELDS
+    )
+    return f'<fieldset class="hb-ws-review" hidden><legend>What you review</legend>{boxes}</fieldset>'
+
+
+def _key_hint() -> str:
+    """``<kbd>P</kbd> for Pass, ...``: each status's first letter sets it (``assets/worksheet.js`` reads the same)."""
+    return ", ".join(f"<kbd>{escape(s[0].upper())}</kbd> for {escape(s)}" for s in ws.STATUSES)
+
+
 def _toolbar(corpus: Corpus) -> str:
     # no text box: a text filter could not be written into the export's stamp
+    statuses = [(UNREVIEWED, "Not reviewed")] + [(s, s) for s in ws.STATUSES]
     filters = filter_form(
-        corpus, corpus.rules, target="hb-ws-table", fields=FILTER_KEYS, label="Filter the worksheet", text_box=False
+        corpus, corpus.rules, target="hb-ws-table", fields=FILTER_FIELDS, label="Filter the worksheet", text_box=False,
+        extra_choices={"status": statuses},
     )
     return (
-        f'<div class="hb-ws-toolbar hb-no-print">{filters}'
+        f'<div class="hb-ws-toolbar hb-no-print">{_review_fields()}'
+        '<div class="hb-ws-earlier" role="region" aria-label="Answers saved for an earlier doctrine" hidden></div>'
+        f"{filters}"
         '<div class="hb-ws-actions" hidden>'
         '<button type="button" data-hb-export="csv">Export CSV</button>'
         '<button type="button" data-hb-export="md">Export Markdown</button>'
@@ -108,7 +142,8 @@ def _toolbar(corpus: Corpus) -> str:
         '<button type="button" data-hb-print>Print / PDF</button>'
         '<button type="button" data-hb-clear>Clear answers</button>'
         "</div>"
-        '<p class="hb-ws-progress" aria-live="polite"></p>'
+        f'<p class="hb-ws-keys" hidden>Keys: with a status focused, press {_key_hint()}, <kbd>-</kbd> to clear it. '
+        "Arrow keys move between the choices.</p>"
         '<div class="hb-ws-message" role="status" aria-live="polite"></div>'
         "</div>"
     )
@@ -123,7 +158,9 @@ def worksheet_app(corpus: Corpus, *, from_src: str, directory_urls: bool = True)
         f'<div id="hb-worksheet" class="hb-worksheet">{_json_script(data)}\n'
         '<noscript><p>The interactive worksheet needs JavaScript. The same worksheet is on the Downloads page as '
         "Markdown, CSV, JSON and Excel.</p></noscript>\n"
+        '<div class="hb-print-only hb-print-head"></div>'
         f"{_toolbar(corpus)}\n"
+        '<p class="hb-ws-progress" aria-live="polite"></p>'
         '<div class="hb-ws-table"><table id="hb-ws-table"><thead><tr><th scope="col">Rule</th><th scope="col">Status</th>'
         '<th scope="col">Evidence</th><th scope="col">Notes</th></tr></thead><tbody>\n'
         f"{rows}\n</tbody></table>"
