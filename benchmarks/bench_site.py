@@ -6,10 +6,11 @@
 macros pluglet and the hooks (the corpus parsed once, rule pages rendered with
 labelled blocks and proofs, gate and tag pages generated, the worksheet page),
 plus the downloads. "plain" is mkdocs with the same theme, docs_dir, search and
-tags plugins but neither macros nor hooks: the floor for these pages. Plain
+tags plugins but neither macros nor hooks: the floor for the hand-written pages. Plain
 mkdocs does not take ```python wrong title="..."``` for a code block, so it
 renders those blocks as text; "plain, code highlighted" is the same build with
-the fences reduced to ```python, the fairer floor. All run
+the fences reduced to ```python and the generated gate and tag pages written
+out as files: the same pages, the fairer floor. All run
 in this process, each into a fresh temporary folder, interleaved run by run;
 medians are printed with their ratio. Then `mcp-handbook build` cold, in a new
 process, N times, for the end-to-end figure. The bar: the strict build takes at
@@ -34,6 +35,9 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from mcp_handbook.model import Corpus
+from mcp_handbook.site.generated import generated_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 HOOKS = Path("tools/mcp_handbook/site/hooks.py")
@@ -79,12 +83,18 @@ def retitled(value: str, n: int) -> str:
 FENCE_INFO = re.compile(r"^(\s*(?:`{3,}|~{3,})\w+)\s+(?:wrong|correct)\b.*$", re.M)
 
 
-def fences_as_code(root: Path, dest: Path) -> Path:
-    """A copy of ``root`` whose WRONG/CORRECT fences are ordinary code fences."""
+def fences_as_code(root: Path, dest: Path, corpus: Corpus) -> Path:
+    """A copy of ``root`` whose WRONG/CORRECT fences are ordinary code fences, with the pages the
+    handbook generates (gate and tag pages) written out as files, so the plain build has the same pages."""
     for name in ("mkdocs.yml", "content", "site_overrides"):
         (shutil.copytree if (root / name).is_dir() else shutil.copy)(root / name, dest / name)
     for path in (dest / "content" / "rules").rglob("*.md"):
         path.write_text(FENCE_INFO.sub(r"\1", path.read_text(encoding="utf-8")), encoding="utf-8")
+    for src, markdown in generated_pages(corpus).items():
+        page = dest / "content" / src
+        if not page.exists():
+            page.parent.mkdir(parents=True, exist_ok=True)
+            page.write_text(markdown, encoding="utf-8")
     return dest
 
 
@@ -127,7 +137,7 @@ def main() -> int:
             print("bench_site: the content does not lint; nothing measured", file=sys.stderr)
             return 1
         with tempfile.TemporaryDirectory(prefix="hb-bench-code-") as code_tmp:
-            coded_root = fences_as_code(root, Path(code_tmp))
+            coded_root = fences_as_code(root, Path(code_tmp), corpus)
             timed(plain_build, root)  # warm imports and caches for all
             kinds = {"handbook": (handbook_build, root), "plain": (plain_build, root), "coded": (plain_build, coded_root)}
             runs: dict[str, list[tuple[float, float]]] = {k: [] for k in (*kinds, "cold")}

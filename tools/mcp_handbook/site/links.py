@@ -71,11 +71,22 @@ NOT_PROSE = frozenset({"a", "code", "pre", "kbd", "samp", "script", "style", "te
 """Elements whose text is not prose: a rule id there stays as written (code, an existing link, a heading)."""
 
 
+PRE_BLOCK = re.compile(r"(<pre\b.*?</pre>)", re.S)
+"""A code block, taken whole: most of a rule page's tags are its highlighted code, which holds no prose."""
+
+
 def link_rule_ids(html: str, targets: Mapping[str, tuple[str, str]]) -> str:
     """Make each rule id in the prose of ``html`` a link: ``targets`` maps an id to its (href, title).
 
     Ids inside code, links and headings are left alone, and so is any id ``targets`` does not hold.
     """
+    chunks = PRE_BLOCK.split(html)  # prose, code block, prose, ...: code blocks pass through untouched
+    return "".join(chunk if i % 2 else _link_prose(chunk, targets) for i, chunk in enumerate(chunks))
+
+
+def _link_prose(html: str, targets: Mapping[str, tuple[str, str]]) -> str:
+    if not RULE_ID.search(html):
+        return html
     out: list[str] = []
     depth = 0  # how many NOT_PROSE elements are open here
     position = 0

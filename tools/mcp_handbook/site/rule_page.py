@@ -21,7 +21,7 @@ from .labels import (
     qualifier_text, scope_text, severity_text, threat_text,
 )
 from .generated import ORDER_META
-from .links import gate_src, href, link_rule_ids, rule_src, spec_url
+from .links import RULE_ID, gate_src, href, link_rule_ids, rule_src, spec_url
 from .proofs import NOT_SEARCHED, proof_panel, verification_summary
 from .state import SiteData
 
@@ -238,9 +238,10 @@ def link_mentions(html: str, data: SiteData, *, src: str) -> str:
     own = next((r for r in data.corpus.rules if rule_src(r) == src), None)
     if own is None:
         return html
+    mentioned = set(RULE_ID.findall(html)) - {own.id}
     targets = {
         r.id: (href(rule_src(r), from_src=src, directory_urls=data.directory_urls), r.title)
         for r in data.corpus.rules
-        if r.id != own.id
+        if r.id in mentioned
     }
-    return link_rule_ids(html, targets)
+    return link_rule_ids(html, targets) if targets else html
