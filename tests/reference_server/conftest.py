@@ -1,4 +1,4 @@
-"""Shared fixtures: a raw pipe client for the reference server, and workspaces.
+"""Shared fixtures: a raw pipe client for the reference server, the server over HTTP, and workspaces.
 
 Why a raw client: most of the protocol tests are about bytes on the wire
 (malformed JSON, oversize frames, what never gets a reply), which an SDK
@@ -6,7 +6,12 @@ client hides. Every process started here is stopped by its PID.
 """
 from __future__ import annotations
 
+import os
+import re
+import signal
+import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -157,6 +162,73 @@ def spawn(workspace: Path):
 def client(spawn):
     """An initialized server with the test tools."""
     return spawn("--test-tools")
+
+
+class HttpServer:
+    """``python -m reference_server --http 127.0.0.1:0``: started, its URL read from its one "listening on" line."""
+
+    def __init__(self, *args: str, workspace: Path) -> None:
+        argv = [sys.executable, "-m", "reference_server", "--workspace", str(workspace), "--http", "127.0.0.1:0", *args]
+        self.proc = subprocess.Popen(argv, cwd=workspace, env=minimal_env(), stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.lines: list[str] = []
+        self._listening = threading.Event()
+        self._reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._reader.start()
+        if not self._listening.wait(15):
+            self.stop()
+            raise AssertionError(f"no 'listening on' line within 15 s; stderr:\n{self.stderr}")
+        match = re.search(r"listening on (http://127\.0\.0\.1:(\d+)/mcp)$", self.stderr, re.M)
+        assert match, self.stderr
+        self.url, self.port = match.group(1), int(match.group(2))
+        self.host = f"127.0.0.1:{self.port}"
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.lines.append(line.rstrip("\n"))
+            if "listening on " in line:
+                self._listening.set()
+        self._listening.set()  # exited before listening: the constructor reports it
+
+    @property
+    def stderr(self) -> str:
+        return "\n".join(self.lines)
+
+    def wait_for_stderr(self, needle: str, timeout: float = 5.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if needle in self.stderr:
+                return True
+            time.sleep(0.05)
+        return False
+
+    def stop(self) -> int:
+        """SIGTERM by PID, then SIGKILL if it has not exited within 5 s; returns the exit status."""
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                os.kill(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=5)
+        self._reader.join(timeout=5)
+        return self.proc.returncode
+
+
+@pytest.fixture
+def http_server(workspace: Path):
+    """Factory: ``http_server(*args)`` starts the server over HTTP on a free loopback port; all are stopped after."""
+    servers: list[HttpServer] = []
+
+    def _start(*args: str) -> HttpServer:
+        server = HttpServer(*args, workspace=workspace)
+        servers.append(server)
+        return server
+
+    yield _start
+    for server in servers:
+        server.stop()
 
 
 def text_of(response: dict[str, Any]) -> str:

@@ -34,10 +34,11 @@ def test_ping_with_meta(client):
     assert client.request("ping")["result"] == {}
 
 
-def test_server_discover_fails_fast(spawn):
-    client = spawn(initialize=False)
+def test_legacy_only_server_refuses_server_discover_at_once(spawn):
+    client = spawn("--legacy-only", initialize=False)
     started = time.monotonic()
-    response = client.request("server/discover", {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}})
+    response = client.request("server/discover", {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                                             "io.modelcontextprotocol/clientCapabilities": {}}})
     assert time.monotonic() - started < 1.0
     assert response["error"]["code"] == -32601
     assert client.initialize()["result"]["protocolVersion"] == "2025-11-25"

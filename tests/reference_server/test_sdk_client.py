@@ -1,4 +1,10 @@
-"""Interoperability with the official Python SDK client (mcp 2.x), legacy and auto modes."""
+"""Interoperability with the official Python SDK client (mcp 2.x): every connect mode, over stdio and over HTTP.
+
+The SDK's ``Client`` modes (mcp/client/client.py): ``"legacy"`` sends initialize, ``"auto"`` probes
+server/discover and falls back to initialize, ``"2026-07-28"`` adopts that revision without a probe. The
+SDK validates each result against the revision it negotiated, so a 2026-07-28 result without
+``resultType`` or the cache hints fails here.
+"""
 from __future__ import annotations
 
 import sys
@@ -6,8 +12,10 @@ import time
 
 import pytest
 from conftest import TOOLS_DIR
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
-from mcp import ClientSession, StdioServerParameters, stdio_client
+MODES = {"legacy": "2025-11-25", "auto": "2026-07-28", "2026-07-28": "2026-07-28"}
+"""Each connect mode and the revision it must end up speaking with this dual-era server."""
 
 
 @pytest.fixture
@@ -15,10 +23,30 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def _params(workspace) -> StdioServerParameters:
+def _params(workspace, *extra: str) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable,
-                                 args=["-m", "reference_server", "--workspace", str(workspace), "--test-tools"],
+                                 args=["-m", "reference_server", "--workspace", str(workspace), "--test-tools", *extra],
                                  env={"PYTHONPATH": str(TOOLS_DIR)}, cwd=str(workspace))
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_sdk_client_lists_and_calls_tools(workspace, http_server, transport, mode):
+    target = _params(workspace) if transport == "stdio" else http_server("--test-tools").url
+    async with Client(target, mode=mode) as client:
+        assert client.protocol_version == MODES[mode]
+        tools = await client.list_tools()
+        names = {tool.name for tool in tools.tools}
+        assert {"read_file", "list_directory", "search_files", "append_note", "run_command"} <= names
+        result = await client.call_tool("read_file", {"path": "hello.txt"})
+        assert not result.is_error and result.content[0].text.startswith("hello world")
+        found = await client.call_tool("search_files", {"query": "TODO"})
+        assert found.structured_content["matches"][0]["path"] == "docs/guide.md"
+        invalid = await client.call_tool("read_file", {"path": 3})
+        assert invalid.is_error and "/path" in invalid.content[0].text
+        slow = await client.call_tool("slow_echo", {"text": "on a worker", "seconds": 0})
+        assert slow.content[0].text == "on a worker"
 
 
 @pytest.mark.anyio
@@ -29,23 +57,17 @@ async def test_sdk_client_session(workspace):
             assert init.server_info.name == "reference-server"
             assert init.protocol_version == "2025-11-25"
             tools = await session.list_tools()
-            names = {tool.name for tool in tools.tools}
-            assert {"read_file", "list_directory", "search_files", "append_note", "run_command"} <= names
-            result = await session.call_tool("read_file", {"path": "hello.txt"})
-            assert not result.is_error and result.content[0].text.startswith("hello world")
-            found = await session.call_tool("search_files", {"query": "TODO"})
-            assert found.structured_content["matches"][0]["path"] == "docs/guide.md"
-            invalid = await session.call_tool("read_file", {"path": 3})
-            assert invalid.is_error and "/path" in invalid.content[0].text
+            assert any(tool.name == "append_note" for tool in tools.tools)
             await session.send_ping()
 
 
 @pytest.mark.anyio
-async def test_sdk_auto_mode_falls_back_quickly(workspace):
-    from mcp import Client
-
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_sdk_auto_mode_falls_back_quickly_from_a_legacy_only_server(workspace, http_server, transport):
+    target = _params(workspace, "--legacy-only") if transport == "stdio" else http_server("--legacy-only").url
     started = time.monotonic()
-    async with Client(_params(workspace), mode="auto") as client:
+    async with Client(target, mode="auto") as client:
+        assert client.protocol_version == "2025-11-25"
         tools = await client.list_tools()
         assert any(tool.name == "append_note" for tool in tools.tools)
-    assert time.monotonic() - started < 5  # server/discover answered -32601 at once: no 10 s probe timeout
+    assert time.monotonic() - started < 5  # server/discover refused at once: no 10 s probe timeout

@@ -14,7 +14,7 @@ from conftest import minimal_env, text_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_server import SUPPORTED_VERSIONS, seams
+from reference_server import HANDSHAKE_VERSIONS, seams
 from reference_server.errors import ProtocolError
 from reference_server.fastcheck import compile_schema
 from reference_server.tool_defs import DEFINITIONS
@@ -211,8 +211,8 @@ def test_dispatch_contract():
 def test_small_seams():
     assert seams.DEFAULTS["error_response"](1, -32600, "m") == {"jsonrpc": "2.0", "id": 1,
                                                                 "error": {"code": -32600, "message": "m"}}
-    assert seams.DEFAULTS["negotiate_version"]("2025-03-26", SUPPORTED_VERSIONS) == "2025-03-26"
-    assert seams.DEFAULTS["negotiate_version"]("2030-01-01", SUPPORTED_VERSIONS) == "2025-11-25"
+    assert seams.DEFAULTS["negotiate_version"]("2025-03-26", HANDSHAKE_VERSIONS) == "2025-03-26"
+    assert seams.DEFAULTS["negotiate_version"]("2030-01-01", HANDSHAKE_VERSIONS) == "2025-11-25"
     key = seams.DEFAULTS["request_key"]
     assert key("s", 1) != key("s", "1") and key("s", 1) == key("s", 1) and key("s", 1) != key("t", 1)
     hash(key("s", 1.5))

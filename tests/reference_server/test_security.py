@@ -199,4 +199,5 @@ def test_default_table_is_complete():
         "read_frames", "write_message", "log", "redact", "error_response", "tool_error_result",
         "validate_arguments", "child_env", "run_subprocess", "resolve_path", "install_signal_handlers",
         "close_inherited_fds", "request_key", "dispatch", "negotiate_version", "invalid_arguments_result",
-        "decode_cursor", "server_capabilities"}
+        "decode_cursor", "server_capabilities", "check_request_meta", "cache_hints", "bind_address", "host_allowed",
+        "origin_allowed", "new_session_id"}

@@ -17,6 +17,7 @@ from reference_server.errors import INVALID_PARAMS, INVALID_REQUEST, ProtocolErr
 from reference_server.logs import enabled, report_seam_error
 from reference_server.registry import Context
 from reference_server.results import text_result
+from reference_server.route import CURRENT, current, serving
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Any, Protocol
 
     from reference_server.registry import ToolEntry
+    from reference_server.route import Route
 
     class ServerSide(Protocol):
         """What the tool calls need of the server that owns them (``server.Server`` has it): imports go one way."""
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 
 DEFERRED = object()  # a handler result meaning "a worker thread will send the response"
 DEDUP_SIZE = 1024
+DUPLICATE_WAIT_SECONDS = 60.0  # longest an HTTP retry waits for the first copy of a call (run_command: 30 s)
 
 
 class ToolCalls:
@@ -51,6 +54,7 @@ class ToolCalls:
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._inflight: dict[Any, list[Any]] = {}  # key -> [Context, cancelled?]
+        self._running: set[Any] = set()  # keys of non-idempotent calls under way (claimed, not yet remembered)
         self._dedup: OrderedDict[Any, tuple[Any, dict[str, Any]]] = OrderedDict()
 
     def add(self, entry: ToolEntry) -> None:
@@ -91,36 +95,60 @@ class ToolCalls:
         elif type(arguments) is not dict:
             raise ProtocolError(INVALID_PARAMS, "Invalid params: params.arguments must be an object")
         request_id = message["id"]
+        route = CURRENT.route  # route.current(), inlined: the hot path
         if enabled("debug"):
             self.server.log("debug", "tools_call", tool=name, arguments=arguments)
         key = fingerprint = None
         if entry.non_idempotent or entry.blocking:
-            key = seams.call("request_key", self.server.session_id, request_id)
-        if entry.non_idempotent:
+            key = seams.call("request_key", self.server.session_id if route is None else route.scope_id, request_id)
+        # De-duplication by id belongs to the handshake era (2025-11-25 basic#requests: an id is never reused in a
+        # session); 2026-07-28 lets a client reuse an id once it has had its answer (basic/index#requests).
+        if entry.non_idempotent and (route is None or not route.modern):
             fingerprint = (name, json.dumps(arguments, sort_keys=True, default=str))
-            with self._lock:
-                cached = self._dedup.get(key)
-                busy = key in self._inflight
-            if cached is not None:
-                if cached[0] != fingerprint:
-                    raise ProtocolError(INVALID_REQUEST, "Invalid Request: this request id was already used for a "
-                                                         "different tools/call in this session; use a new id")
-                self.server.log("info", "duplicate_call_replayed", tool=name)
-                return cached[1]
-            if busy:
-                return DEFERRED  # the first copy is still running and will answer
-        result = self._validate(entry, arguments)
-        if result is None:
-            meta = params.get("_meta")
-            token = meta.get("progressToken") if type(meta) is dict else None
-            ctx = Context(self.server.workspace, request_id, token, self.server.send)
-            if entry.blocking:
-                self._start_worker(key, request_id, entry, arguments, ctx, fingerprint)
-                return DEFERRED
-            result = self.run(entry, arguments, ctx)
+            answer = self._claim(key, fingerprint, name, route)
+            if answer is not None:
+                return answer
+        try:
+            result = self._validate(entry, arguments)
+            if result is None:
+                meta = params.get("_meta")
+                token = meta.get("progressToken") if type(meta) is dict else None
+                ctx = Context(self.server.workspace, request_id, token, self.server.send if route is None else route.send)
+                if entry.blocking:
+                    self._start_worker(key, request_id, entry, arguments, ctx, fingerprint, route)
+                    return DEFERRED
+                result = self.run(entry, arguments, ctx)
+        except BaseException:
+            if fingerprint is not None:
+                self._release(key)
+            raise
         if fingerprint is not None:
             self._remember(key, fingerprint, result)
         return result
+
+    def _claim(self, key: Any, fingerprint: Any, name: str, route: Route | None) -> Any:
+        """None when this call may run (it now holds ``key``); else the answer: a replayed result, or DEFERRED."""
+        with self._idle:
+            cached = self._dedup.get(key)
+            if cached is None and key not in self._running:
+                self._running.add(key)
+                return None
+            if cached is None and route is not None and route.separate_replies:
+                # each copy has its own reply channel (HTTP): wait for the first copy, then replay its answer
+                deadline = time.monotonic() + DUPLICATE_WAIT_SECONDS
+                while key not in self._dedup and key in self._running and time.monotonic() < deadline:
+                    self._idle.wait(min(deadline - time.monotonic(), 0.5))
+                cached = self._dedup.get(key)
+                if cached is None:
+                    raise ProtocolError(INVALID_REQUEST, "Invalid Request: a call with this request id is still "
+                                                         "running in this session; use a new id")
+        if cached is None:
+            return DEFERRED  # the first copy is still running and will answer on the shared pipe
+        if cached[0] != fingerprint:
+            raise ProtocolError(INVALID_REQUEST, "Invalid Request: this request id was already used for a "
+                                                 "different tools/call in this session; use a new id")
+        self.server.log("info", "duplicate_call_replayed", tool=name)
+        return cached[1]
 
     def _validate(self, entry: ToolEntry, arguments: dict[str, Any]) -> dict[str, Any] | None:
         """None when valid, else the isError result listing what to fix (SEP-1303)."""
@@ -152,31 +180,45 @@ class ToolCalls:
                 return text_result(f"Tool '{entry.name}' failed. Action: retry later.", is_error=True)
 
     def _remember(self, key: Any, fingerprint: Any, result: dict[str, Any]) -> None:
-        with self._lock:
+        with self._idle:
             self._dedup[key] = (fingerprint, result)
             if len(self._dedup) > DEDUP_SIZE:
                 self._dedup.popitem(last=False)
+            self._running.discard(key)
+            self._idle.notify_all()
+
+    def _release(self, key: Any) -> None:
+        with self._idle:
+            self._running.discard(key)
+            self._idle.notify_all()
 
     # -- workers, cancellation, drain -----------------------------------------------------------------
     def _start_worker(self, key: Any, request_id: Any, entry: ToolEntry, arguments: dict[str, Any],
-                      ctx: Context, fingerprint: Any) -> None:
+                      ctx: Context, fingerprint: Any, route: Route | None) -> None:
         with self._lock:
             self._inflight[key] = [ctx, False]
-        threading.Thread(target=self._work, args=(key, request_id, entry, arguments, ctx, fingerprint),
+        threading.Thread(target=self._work, args=(key, request_id, entry, arguments, ctx, fingerprint, route),
                          name=f"tool-{entry.name}", daemon=True).start()
 
     def _work(self, key: Any, request_id: Any, entry: ToolEntry, arguments: dict[str, Any], ctx: Context,
-              fingerprint: Any) -> None:
+              fingerprint: Any, route: Route | None) -> None:
         try:
-            result = self.run(entry, arguments, ctx)
+            if route is None:
+                result = self.run(entry, arguments, ctx)
+            else:
+                with serving(route):  # its log records and progress go where the request's answer goes
+                    result = self.run(entry, arguments, ctx)
             if fingerprint is not None:
                 self._remember(key, fingerprint, result)
             with self._lock:
                 cancelled = self._inflight[key][1]
             if cancelled:
                 self.server.log("info", "cancelled_call_dropped", tool=entry.name)
+                if route is not None:
+                    route.abandon()
             else:
-                self.server.send({"jsonrpc": "2.0", "id": request_id, "result": result})
+                (self.server.send if route is None else route.send)(
+                    {"jsonrpc": "2.0", "id": request_id, "result": result})
         finally:
             with self._idle:
                 self._inflight.pop(key, None)
@@ -185,13 +227,19 @@ class ToolCalls:
     def cancelled(self, message: dict[str, Any]) -> None:
         """notifications/cancelled: the in-flight call is told to stop and will get no response."""
         request_id = (message.get("params") or {}).get("requestId")
-        key = seams.call("request_key", self.server.session_id, request_id)
+        route = current()
+        key = seams.call("request_key", self.server.session_id if route is None else route.scope_id, request_id)
+        found = self.cancel(key)
+        self.server.log("info", "cancel_requested", found=found)
+
+    def cancel(self, key: Any) -> bool:
+        """Tell the in-flight call under ``key`` to stop; its answer will not be sent. False if none runs."""
         with self._lock:
             record = self._inflight.get(key)
             if record is not None:
                 record[1] = True
                 record[0].cancelled.set()
-        self.server.log("info", "cancel_requested", found=record is not None)
+        return record is not None
 
     def drain(self, timeout: float, hurry: Any) -> int:
         """Wait for in-flight calls (their responses get written); cancel what is left. Returns that count."""

@@ -1,8 +1,8 @@
-"""Command line: parse options, load seam snippets, set up stdio, serve.
+"""Command line: parse options, load seam snippets, set up stdio (or HTTP), serve.
 
 Why the stdio dance: the protocol gets a private duplicate of fd 1, and fd 1
 itself is pointed at stderr, so a stray ``print`` (or a C extension writing to
-fd 1) can never corrupt the JSON-RPC stream.
+fd 1) can never corrupt the JSON-RPC stream. Over HTTP fd 1 goes to stderr too.
 """
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ class SeamLoadError(Exception):
 
 
 USAGE = ("usage: python -m reference_server [--workspace DIR] [--seam NAME=PATH ...] [--max-frame-bytes N] "
-         "[--page-size N] [--test-tools] [--conformance-fixtures] [--log-level LEVEL]")
+         "[--page-size N] [--test-tools] [--conformance-fixtures] [--log-level LEVEL] [--legacy-only] "
+         "[--http HOST:PORT [--allow-remote-bind] [--allow-host NAME:PORT ...] [--allow-origin ORIGIN ...]]")
 HELP = USAGE + """
 
   --workspace DIR          directory the tools may touch (default: current directory)
@@ -37,6 +38,12 @@ HELP = USAGE + """
   --test-tools             add slow_echo and fail_always
   --conformance-fixtures   add the tools the official conformance suite calls
   --log-level LEVEL        stderr threshold: """ + ", ".join(LEVELS) + """ (default info)
+  --legacy-only            speak only the initialize handshake (2025-11-25 and earlier); server/discover gets -32601
+  --http HOST:PORT         serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (port 0: any free port;
+                           the address is printed on stderr as "listening on URL")
+  --allow-remote-bind      let --http listen on an address other than loopback (put TLS and authentication in front)
+  --allow-host NAME:PORT   also answer requests whose Host header is NAME:PORT (repeatable)
+  --allow-origin ORIGIN    also answer requests whose Origin header is ORIGIN, e.g. https://app.example (repeatable)
 """
 
 
@@ -51,6 +58,11 @@ class Options:
         self.test_tools = False
         self.conformance_fixtures = False
         self.log_level = "info"
+        self.legacy_only = False
+        self.http: tuple[str, int] | None = None
+        self.allow_remote_bind = False
+        self.allow_host: list[str] = []
+        self.allow_origin: list[str] = []
 
 
 class UsageError(Exception):
@@ -59,8 +71,10 @@ class UsageError(Exception):
 
 def parse_args(argv: list[str]) -> Options:
     options, args = Options(), list(argv)
-    flags = {"--test-tools": "test_tools", "--conformance-fixtures": "conformance_fixtures"}
-    valued = {"--workspace", "--seam", "--max-frame-bytes", "--page-size", "--log-level"}
+    flags = {"--test-tools": "test_tools", "--conformance-fixtures": "conformance_fixtures",
+             "--legacy-only": "legacy_only", "--allow-remote-bind": "allow_remote_bind"}
+    valued = {"--workspace", "--seam", "--max-frame-bytes", "--page-size", "--log-level", "--http", "--allow-host",
+              "--allow-origin"}
     while args:
         arg = args.pop(0)
         name, eq, value = arg.partition("=")
@@ -75,6 +89,10 @@ def parse_args(argv: list[str]) -> Options:
             value = args.pop(0)
         if name == "--seam":
             options.seam.append(value)
+        elif name in ("--allow-host", "--allow-origin"):
+            getattr(options, name[2:].replace("-", "_")).append(value)
+        elif name == "--http":
+            options.http = parse_host_port(value)
         elif name in ("--max-frame-bytes", "--page-size"):
             if not value.isdigit() or int(value) < 1:
                 raise UsageError(f"{name} needs a positive integer, got {value!r}")
@@ -85,7 +103,19 @@ def parse_args(argv: list[str]) -> Options:
             options.log_level = value
         else:
             options.workspace = value
+    if (options.allow_remote_bind or options.allow_host or options.allow_origin) and options.http is None:
+        raise UsageError("--allow-remote-bind, --allow-host and --allow-origin need --http HOST:PORT")
     return options
+
+
+def parse_host_port(value: str) -> tuple[str, int]:
+    """``127.0.0.1:8000``, ``localhost:0`` or ``[::1]:8000`` as (host, port); raises UsageError."""
+    host, colon, port = value.rpartition(":")
+    if not colon or not host or not port.isdigit() or int(port) > 65535:
+        raise UsageError(f"--http needs HOST:PORT such as 127.0.0.1:8000 (port 0 picks a free one), got {value!r}")
+    if host.startswith("[") != host.endswith("]"):
+        raise UsageError(f"--http: write an IPv6 address in brackets, such as [::1]:8000, got {value!r}")
+    return host.strip("[]"), int(port)
 
 
 def _load_module(module_name: str, path: str) -> Any:
@@ -183,8 +213,15 @@ def main(argv: list[str] | None = None) -> int:
     from reference_server.server import Server
     from reference_server.tools import default_tools
 
-    server = Server(workspace=workspace, stdin=sys.stdin.buffer, stdout=_protocol_stdout(),
-                    page_size=args.page_size, max_frame_bytes=args.max_frame_bytes)
+    if args.http is None:
+        server = Server(workspace=workspace, stdin=sys.stdin.buffer, stdout=_protocol_stdout(),
+                        page_size=args.page_size, max_frame_bytes=args.max_frame_bytes, modern=not args.legacy_only)
+    else:
+        sys.stdout.flush()
+        os.dup2(2, 1)  # nothing of the protocol goes to stdout over HTTP; a stray print lands on stderr
+        sys.stdout = sys.stderr
+        server = Server(workspace=workspace, stdin=None, stdout=None, page_size=args.page_size,
+                        max_frame_bytes=args.max_frame_bytes, modern=not args.legacy_only)
     entries = default_tools()
     if args.test_tools:
         from reference_server.extra_tools import test_tools
@@ -196,4 +233,9 @@ def main(argv: list[str] | None = None) -> int:
         entries += conformance_tools()
     for entry in entries + extra:
         server.add_tool(entry)
-    return server.serve()
+    if args.http is None:
+        return server.serve()
+    from reference_server.http_server import serve_http
+
+    return serve_http(server, host=args.http[0], port=args.http[1], allow_remote=args.allow_remote_bind,
+                      extra_hosts=args.allow_host, extra_origins=args.allow_origin)

@@ -34,3 +34,8 @@ class ToolError(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+# Codes the 2026-07-28 revision defines in its reserved range (basic/index#error-codes).
+HEADER_MISMATCH = -32020
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021  # never sent: no method here needs a client capability
+UNSUPPORTED_PROTOCOL_VERSION = -32022

@@ -14,9 +14,9 @@ import threading
 import time
 from functools import lru_cache
 
-from reference_server.wire import _encode
-
+from reference_server.route import CURRENT
 from reference_server.table import SEAMS
+from reference_server.wire import _encode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,8 +34,15 @@ class LogState:
     """Thresholds shared by the log seam and the server (mutable, process-wide)."""
 
     stderr_rank: int = RANK["info"]
-    client_rank: int | None = None  # set by logging/setLevel; None = send nothing
+    client_rank: int | None = None  # set by logging/setLevel on the stdio session; None = send nothing
     sink: Callable[[str, str, dict[str, Any]], None] | None = None
+
+
+def client_threshold() -> int | None:
+    """The rank at or above which records go to the client: the serving request's own (its 2026-07-28
+    ``_meta`` logLevel, or its HTTP session's logging/setLevel), else the stdio session's setLevel."""
+    route = CURRENT.route
+    return LogState.client_rank if route is None else route.log_threshold()
 
 
 def stderr_line(text: str) -> None:
@@ -55,8 +62,11 @@ def _timestamp() -> str:
 def enabled(level: str) -> bool:
     """Cheap pre-check so hot paths skip building fields for records nobody will see."""
     rank = RANK[level]
-    client = LogState.client_rank
-    return rank >= LogState.stderr_rank or (client is not None and rank >= client)
+    if rank >= LogState.stderr_rank:
+        return True
+    route = CURRENT.route  # client_threshold(), inlined: this runs on every call
+    client = LogState.client_rank if route is None else route.log_threshold()
+    return client is not None and rank >= client
 
 
 def log(level: str, event: str, **fields: Any) -> None:
@@ -64,7 +74,8 @@ def log(level: str, event: str, **fields: Any) -> None:
     rank = RANK.get(level, RANK["error"])
     to_stderr = rank >= LogState.stderr_rank
     sink = LogState.sink
-    to_client = sink is not None and LogState.client_rank is not None and rank >= LogState.client_rank
+    client = client_threshold() if sink is not None else None
+    to_client = client is not None and rank >= client
     if not (to_stderr or to_client):
         return
     try:

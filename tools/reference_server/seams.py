@@ -3,11 +3,12 @@
 Why a table: the server never calls a concern directly, always
 ``SEAMS[name](...)``, so a harness can replace exactly one concern with a
 snippet (``--seam NAME=PATH``) and observe what breaks. Names and signatures
-are a contract; see README.md.
+are a contract; see README.md. The last six are the 2026-07-28 era's checks
+and the HTTP transport's decisions.
 """
 from __future__ import annotations
 
-from reference_server import jsonrpc, logs, process, results, safety, wire
+from reference_server import http_policy, jsonrpc, logs, modern, process, results, safety, wire
 from reference_server.errors import ProtocolError
 from reference_server.table import SEAMS
 
@@ -35,6 +36,12 @@ SEAMS.update({
     "invalid_arguments_result": results.invalid_arguments_result,
     "decode_cursor": jsonrpc.decode_cursor,
     "server_capabilities": jsonrpc.server_capabilities,
+    "check_request_meta": modern.check_request_meta,
+    "cache_hints": modern.cache_hints,
+    "bind_address": http_policy.bind_address,
+    "host_allowed": http_policy.host_allowed,
+    "origin_allowed": http_policy.origin_allowed,
+    "new_session_id": http_policy.new_session_id,
 })
 DEFAULTS: dict[str, Callable[..., Any]] = dict(SEAMS)
 """The built-in implementations, kept so tests can restore the table."""
@@ -45,6 +52,8 @@ CONTRACT_EXCEPTIONS: dict[str, tuple[type[BaseException], ...]] = {
     "resolve_path": (PermissionError,),
     "decode_cursor": (ProtocolError,),
     "invalid_arguments_result": (ProtocolError,),
+    "check_request_meta": (ProtocolError,),
+    "bind_address": (ValueError,),
 }
 
 

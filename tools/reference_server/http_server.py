@@ -1,0 +1,164 @@
+"""Streamable HTTP for the reference server: one endpoint, ``/mcp``, both protocol eras.
+
+Why the standard library's ``http.server``: a thread per connection is plenty for
+a reference server, costs no dependency, and keeps every decision in view: the
+DNS-rebinding checks (``Origin``, then ``Host``), the handshake era's sessions
+(2025-11-25), the 2026-07-28 header checks, and the HTTP status of each outcome.
+The security decisions are seams (``http_policy``); the protocol is the same
+engine the stdio transport uses (``server.Server``).
+"""
+from __future__ import annotations
+
+import itertools
+import socket
+import socketserver
+import threading
+import time
+from collections import OrderedDict
+from http.server import ThreadingHTTPServer
+
+from reference_server import seams
+from reference_server.http_handler import ENDPOINT, McpHandler
+from reference_server.logs import LogState, report_seam_error, stderr_line
+from reference_server.route import Session
+from reference_server.server import SIGNAL_DRAIN_SECONDS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from reference_server.server import Server
+
+MAX_SESSIONS = 1000  # the oldest idle session is ended beyond this; its client gets 404 and initializes again
+def allowed_names(address: str, port: int, extra_hosts: Iterable[str], extra_origins: Iterable[str]) -> tuple[
+        frozenset[str], frozenset[str]]:
+    """The ``Host`` and ``Origin`` values this server answers: its own address, the loopback names, and the extras."""
+    names = {f"[{address}]" if ":" in address else address}
+    if address.startswith("127.") or address in ("::1", "0.0.0.0", "::"):
+        names |= {"127.0.0.1", "localhost", "[::1]"}
+    hosts = {f"{name}:{port}" for name in names} | (names if port == 80 else set())
+    origins = {f"http://{host}" for host in hosts}
+    return (frozenset(hosts | {h.lower() for h in extra_hosts}),
+            frozenset(origins | {o.lower().rstrip("/") for o in extra_origins}))
+
+
+class Sessions:
+    """The handshake era's sessions, by id, bounded: the least recently used is ended past ``limit``."""
+
+    def __init__(self, limit: int = MAX_SESSIONS) -> None:
+        self._limit = limit
+        self._by_id: OrderedDict[str, Session] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def new(self) -> Session:
+        """A session with a fresh id from the ``new_session_id`` seam (not yet open); raises ValueError for a bad id."""
+        session_id = seams.call("new_session_id")
+        if type(session_id) is not str or not session_id or not all("!" <= c <= "~" for c in session_id):
+            raise ValueError("new_session_id must return visible ASCII (2025-11-25 session management)")
+        with self._lock:
+            if session_id in self._by_id:
+                raise ValueError("new_session_id returned an id already in use")
+        return Session(session_id)
+
+    def open(self, session: Session) -> None:
+        with self._lock:
+            self._by_id[session.id] = session
+            while len(self._by_id) > self._limit:
+                self._by_id.popitem(last=False)
+
+    def get(self, session_id: str) -> Session | None:
+        with self._lock:
+            session = self._by_id.get(session_id)
+            if session is not None:
+                self._by_id.move_to_end(session_id)
+            return session
+
+    def close(self, session_id: str) -> bool:
+        with self._lock:
+            return self._by_id.pop(session_id, None) is not None
+
+
+class McpHttpServer(ThreadingHTTPServer):
+    """The listening socket, the engine it feeds, and what every connection shares."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], *, engine: Server) -> None:
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        self.engine = engine
+        self.sessions = Sessions()
+        self.allowed_hosts: frozenset[str] = frozenset()
+        self.allowed_origins: frozenset[str] = frozenset()
+        self.stopping = False
+        self._active = 0
+        self._idle = threading.Condition()
+        self._scopes = itertools.count(1)
+        super().__init__(address, McpHandler)
+
+    def server_bind(self) -> None:
+        socketserver.TCPServer.server_bind(self)  # HTTPServer's also looks the host name up in DNS: not needed
+        self.server_name, self.server_port = str(self.server_address[0]), int(self.server_address[1])
+
+    def new_scope(self) -> str:
+        """A scope for one 2026-07-28 request's id: ids are unique only among one client's requests in flight."""
+        return f"http-{next(self._scopes)}"
+
+    def begin(self) -> None:
+        with self._idle:
+            self._active += 1
+
+    def end(self) -> None:
+        with self._idle:
+            self._active -= 1
+            self._idle.notify_all()
+
+    def wait_idle(self, timeout: float, hurry: Callable[[], bool]) -> float:
+        """Wait (bounded) until no request is being answered; return the time left of ``timeout``."""
+        deadline = time.monotonic() + timeout
+        with self._idle:
+            while self._active and not hurry() and time.monotonic() < deadline:
+                self._idle.wait(min(0.1, max(deadline - time.monotonic(), 0)))
+        return max(deadline - time.monotonic(), 0.0)
+
+
+def serve_http(engine: Server, *, host: str, port: int, allow_remote: bool = False,
+               extra_hosts: Iterable[str] = (), extra_origins: Iterable[str] = ()) -> int:
+    """Listen on ``host:port`` until SIGTERM/SIGINT, then drain and return 0; 2 when it cannot listen."""
+    try:
+        address = seams.call("bind_address", host, allow_remote)
+    except ValueError as exc:
+        stderr_line(f"reference_server: refusing to listen on {host}: {exc}")
+        return 2
+    try:
+        httpd = McpHttpServer((address, port), engine=engine)
+    except (OSError, TypeError, ValueError) as exc:
+        stderr_line(f"reference_server: cannot listen on {address}:{port}: {getattr(exc, 'strerror', None) or exc}")
+        return 2
+    bound = int(httpd.server_address[1])
+    httpd.allowed_hosts, httpd.allowed_origins = allowed_names(address, bound, extra_hosts, extra_origins)
+    LogState.sink = engine.client_log  # each request's own level decides what its client gets
+    stop = threading.Event()
+
+    def on_signal(signum: int) -> None:
+        engine.request_shutdown(signum)
+        stop.set()
+
+    try:
+        seams.SEAMS["install_signal_handlers"](on_signal)
+    except Exception as exc:
+        report_seam_error("install_signal_handlers", exc)
+    url = f"http://{'[' + address + ']' if ':' in address else address}:{bound}{ENDPOINT}"
+    engine.log("info", "started", transport="http", url=url, workspace=str(engine.workspace),
+               tools=len(engine.calls.tools))
+    stderr_line(f"reference_server: listening on {url}")
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.1}, name="http-accept",
+                     daemon=True).start()
+    while not stop.wait(0.1):
+        pass  # short waits: a signal the kernel gives another thread is handled here when the wait returns
+    httpd.stopping = True
+    httpd.shutdown()
+    httpd.server_close()
+    left = httpd.wait_idle(SIGNAL_DRAIN_SECONDS, engine.hurried)
+    engine.finish("signal", left)
+    return 0
