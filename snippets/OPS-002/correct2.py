@@ -9,7 +9,10 @@ _counts = {"files": 0}
 
 def _refresh_forever():
     while True:
-        _counts["files"] = sum(1 for p in Path.cwd().rglob("*") if p.is_file())
+        try:
+            _counts["files"] = sum(1 for p in Path.cwd().rglob("*") if p.is_file())
+        except OSError:
+            pass  # a file vanished mid-walk: count again next time
         time.sleep(30)
 
 

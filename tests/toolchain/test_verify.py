@@ -33,3 +33,39 @@ def test_the_same_tool_block_unchanged_passes(project_root: Path) -> None:
     rule, snippet = _tool_snippet(project_root)
     verdict = verify(snippet, rule)
     assert verdict.ok, (verdict.broken, verdict.finding)
+
+
+def test_a_block_the_probe_never_reaches_is_broken_not_proved(project_root: Path) -> None:
+    """A verdict about code the server never ran is about the server: the block is broken, whatever the probe said."""
+    corpus = load_corpus(project_root)
+    rule = next(r for r in corpus.rules if r.probe == "stdout_jsonrpc_only")
+    correct = next(s for s in rule.snippets if s.kind == "correct")
+    unreached = dataclasses.replace(
+        correct, seam="child_env",
+        code="from reference_server.safety import child_env as _served\n\n\n"
+             "def child_env(*args, **kwargs):\n    return _served(*args, **kwargs)\n",
+    )
+    reached = verify(unreached, dataclasses.replace(rule, probe="child_env_minimal"))
+    assert reached.ok, (reached.broken, reached.finding)  # the same block where a probe does call it: proved
+    verdict = verify(unreached, rule)
+    assert not verdict.ok
+    assert "never ran this block's code" in verdict.broken, (verdict.broken, verdict.finding)
+
+
+def test_a_legacy_era_rule_is_proved_against_a_legacy_only_server(project_root: Path) -> None:
+    """TRN-007's CORRECT block answers server/discover with -32601. The dual-era reference server answers
+    server/discover itself, so the block's branch would never run; a legacy-era rule is proved against
+    ``--legacy-only``, and silencing that branch must then make the CORRECT block fail."""
+    corpus = load_corpus(project_root)
+    rule = corpus.rule("TRN-007") if hasattr(corpus, "rule") else next(r for r in corpus.rules if r.id == "TRN-007")
+    assert "legacy-era" in rule.conditions
+    correct = next(s for s in rule.snippets if s.kind == "correct")
+    branch = '        hint = f" ({LEGACY_HINT})" if method == "server/discover" else ""\n'
+    assert branch in correct.code
+    silent = ('        if method == "server/discover":  # say nothing, as the WRONG block does\n'
+              '            from reference_server.calls import DEFERRED\n'
+              '            return {"jsonrpc": "2.0", "id": message["id"], "result": DEFERRED}\n')
+    silenced = correct.code.replace(branch, silent + branch)
+    assert verify(correct, rule).ok
+    verdict = verify(dataclasses.replace(correct, code=silenced), rule)
+    assert not verdict.ok and verdict.finding is not None and verdict.finding.status == "FAIL", (verdict.broken, verdict.finding)

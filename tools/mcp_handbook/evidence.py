@@ -30,6 +30,7 @@ from typing import Any
 
 from .model import Corpus, Rule, Snippet
 from .reasons import GENERIC_REASONS
+from .seams import server_args
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -130,7 +131,7 @@ def evidence_key(rule: Rule, snippet: Snippet, probe_source: str, *, sources: di
     if probe_source not in cache:
         cache[probe_source] = _read(probe_source)
     digest = hashlib.sha256()
-    options = f"expect={','.join(snippet.expect)};raises={','.join(snippet.raises)}"
+    options = f"expect={','.join(snippet.expect)};raises={','.join(snippet.raises)};server={' '.join(server_args(rule))}"
     for part in (snippet.seam or "", rule.probe, probe_source, shared_fingerprint(), options, snippet.code):
         digest.update(part.encode("utf-8"))
         digest.update(b"\0")

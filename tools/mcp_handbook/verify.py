@@ -24,7 +24,7 @@ from pathlib import Path
 from .model import Rule, Snippet
 from .probes import PROBES, Finding, Target
 from .probes.support import GENERIC_REASONS, WireTimeout, call_tool, failed, fill_arguments, list_tools
-from .seams import TOOL_SEAM
+from .seams import TOOL_SEAM, server_args
 
 READY_MARK = '"event":"started"'
 """The reference server logs this once its seams are loaded and it is serving."""
@@ -82,6 +82,19 @@ def snippet_source(snippet: Snippet) -> str:
     return f"# {snippet.location}\n" + "\n" * (snippet.code_line - 2) + snippet.code
 
 
+SEAM_CALLED_FILE = "HB_SEAM_CALLED"
+"""The reference server appends each mounted seam's name to this file the first time its snippet runs."""
+
+
+def _never_ran(snippet: Snippet, run: _Run) -> str:
+    """Why the run proves nothing about ``snippet``'s code when the server never called it, else ``""``:
+    a verdict about a block the probe never reached is about the server, not the block."""
+    if snippet.seam in run.seams_called:
+        return ""
+    return (f"the probe never ran this block's code (the server never called the {snippet.seam} seam it mounts), "
+            "so its verdict says nothing about the block")
+
+
 def _raised(stderr: list[str], shown: tuple[str, ...] = ()) -> str:
     """What the snippet raised in its own code, as the reference server reported it, or ``""``;
     exceptions the block declares as its behaviour (``raises=``) are not defects."""
@@ -113,6 +126,8 @@ class _Run:
     exit_codes: tuple[int | None, ...]
     wrote_stdout: bool
     """Any session wrote anything to stdout: the server got as far as serving."""
+    seams_called: frozenset[str] = frozenset()
+    """The seams whose mounted snippet function ran at least once (the server's ``HB_SEAM_CALLED`` file)."""
 
 
 def tool_name(snippet: Snippet) -> str | None:
@@ -159,7 +174,9 @@ def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, smoke_t
         (parent / "srv").symlink_to(_server_pythonpath(), target_is_directory=True)
         argv = [sys.executable, "-m", "reference_server", "--workspace", str(workspace), "--test-tools",
                 "--page-size", str(PAGE_SIZE), *seam_args]
-        env = {**minimal_env(home=workspace, HB_CANARY=canary, API_TOKEN=canary), "PYTHONPATH": str(parent / "srv")}
+        called = parent / "seams-called"
+        env = {**minimal_env(home=workspace, HB_CANARY=canary, API_TOKEN=canary), "PYTHONPATH": str(parent / "srv"),
+               SEAM_CALLED_FILE: str(called)}
         target = Target(argv=argv, workspace=workspace, env=env, canary=canary, timeout=timeout, root=workspace)
         try:
             finding = probe.run(target)
@@ -174,23 +191,25 @@ def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, smoke_t
             tuple(target.stderr_of_all),
             tuple(s.proc.returncode for s in target.sessions),
             any(s.stdout for s in target.sessions),
+            frozenset(called.read_text(encoding="utf-8").split()) if called.exists() else frozenset(),
         )
 
 
-_baselines: dict[str, _Run] = {}
+_baselines: dict[tuple[str, ...], _Run] = {}
 _baseline_lock = threading.Lock()
 
 
-def baseline(probe_name: str, *, timeout: float = 5.0) -> _Run:
-    """The probe against the unmodified reference server, once per process.
+def baseline(probe_name: str, *, timeout: float = 5.0, args: list[str] | None = None) -> _Run:
+    """The probe against the unmodified reference server (started with ``args``), once per process.
 
     It must PASS: otherwise the probe or the server is broken, and a WRONG
     snippet "failing" would prove nothing.
     """
+    key = (probe_name, *(args or []))
     with _baseline_lock:
-        if probe_name not in _baselines:
-            _baselines[probe_name] = _run_probe(probe_name, [], timeout=timeout)
-        return _baselines[probe_name]
+        if key not in _baselines:
+            _baselines[key] = _run_probe(probe_name, list(args or []), timeout=timeout)
+        return _baselines[key]
 
 
 def verify(snippet: Snippet, rule: Rule, *, timeout: float = 5.0) -> Verdict:
@@ -200,7 +219,7 @@ def verify(snippet: Snippet, rule: Rule, *, timeout: float = 5.0) -> Verdict:
         return Verdict(snippet, expected, None, broken=f"rule {rule.id} names unknown probe {rule.probe!r}")
     if not snippet.seam:
         return Verdict(snippet, expected, None, broken="the snippet names no seam")
-    control = baseline(rule.probe, timeout=timeout)
+    control = baseline(rule.probe, timeout=timeout, args=server_args(rule))
     if control.finding.status != "PASS":
         reason = f"the probe does not pass against the unmodified reference server ({control.finding.status}: {control.finding.summary})"
         return Verdict(snippet, expected, control.finding, broken=reason, stderr_tail=control.stderr[-8:])
@@ -208,12 +227,13 @@ def verify(snippet: Snippet, rule: Rule, *, timeout: float = 5.0) -> Verdict:
         snippet_file = Path(tmp) / f"snippet_{snippet.rule_id.replace('-', '_')}_{snippet.kind}{snippet.index}.py"
         snippet_file.write_text(snippet_source(snippet), encoding="utf-8")
         smoke = tool_name(snippet) if snippet.seam == TOOL_SEAM else None
-        run = _run_probe(rule.probe, ["--seam", f"{snippet.seam}={snippet_file}"], timeout=timeout, smoke_tool=smoke)
+        run = _run_probe(rule.probe, [*server_args(rule), "--seam", f"{snippet.seam}={snippet_file}"], timeout=timeout,
+                         smoke_tool=smoke)
     stderr = list(run.stderr)
     if LOAD_FAILURE_EXIT in run.exit_codes:
         broken = next((ln for ln in stderr if "cannot load seam" in ln), "the reference server could not load the snippet")
     elif not run.wrote_stdout and not any(READY_MARK in ln for ln in stderr):
         broken = "the reference server never became ready with this snippet mounted (it crashed at start)"
     else:
-        broken = _raised(stderr, snippet.raises) or _reason_problem(snippet, rule, run.finding)
+        broken = _raised(stderr, snippet.raises) or _never_ran(snippet, run) or _reason_problem(snippet, rule, run.finding)
     return Verdict(snippet, expected, run.finding, broken=broken, stderr_tail=tuple(stderr[-8:]))

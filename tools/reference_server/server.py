@@ -109,12 +109,14 @@ class Server:
         self.calls = ToolCalls(self, page_size=page_size)
         self.handlers: dict[str, Callable[[dict[str, Any]], Any]] = {
             "initialize": self._initialize, "ping": lambda _m: {},
-            "server/discover": self._discover_without_envelope if modern else self._discover_not_served,
             "notifications/initialized": lambda _m: None, "logging/setLevel": self._set_level,
             "tools/list": self.calls.list_tools, "tools/call": self.calls.call_tool,
             "notifications/cancelled": self.calls.cancelled,
         }
-        """The handshake era's methods (2025-11-25)."""
+        """The handshake era's methods (2025-11-25). A legacy-only server does not know ``server/discover``:
+        the dispatch seam answers it as any unknown method (-32601), so TRN-007's blocks are what answers."""
+        if modern:
+            self.handlers["server/discover"] = self._discover_without_envelope
         self.modern_handlers: dict[str, Callable[[dict[str, Any]], Any]] = {
             "server/discover": self._discover, "tools/list": self._list_tools_cacheable,
             "tools/call": self.calls.call_tool, "ping": self._removed, "logging/setLevel": self._removed,
@@ -187,10 +189,6 @@ class Server:
         raise ProtocolError(INVALID_PARAMS, "Invalid params: server/discover is a 2026-07-28 request; put "
                             "io.modelcontextprotocol/protocolVersion 2026-07-28 and io.modelcontextprotocol/"
                             "clientCapabilities in params._meta (a client of 2025-11-25 or earlier sends initialize)")
-
-    def _discover_not_served(self, message: dict[str, Any]) -> None:
-        raise ProtocolError(METHOD_NOT_FOUND, "Method not found: server/discover (this server speaks the initialize "
-                                              "handshake of 2025-11-25 and earlier; send initialize)")
 
     def _list_tools_cacheable(self, message: dict[str, Any]) -> dict[str, Any]:
         """tools/list with ttlMs and cacheScope (2026-07-28 server/utilities/caching: MUST); sorted by name."""

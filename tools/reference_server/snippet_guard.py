@@ -22,6 +22,22 @@ if TYPE_CHECKING:
     from typing import Any
 
 MARK = "[snippet-raised]"
+CALLED_FILE = "HB_SEAM_CALLED"
+"""When this environment variable names a file, the first call of each mounted snippet function appends its
+seam name there: how the harness knows a proof ran the block's code (a probe that never reaches the
+block proves nothing about it). Nothing is written to stdout or stderr, so transcripts are unchanged."""
+_called: set[str] = set()
+
+
+def note_call(name: str) -> None:
+    """Record that the snippet mounted at seam ``name`` ran (once per process)."""
+    if name in _called:
+        return
+    _called.add(name)
+    where = os.environ.get(CALLED_FILE)
+    if where:
+        with open(where, "a", encoding="utf-8") as out:
+            out.write(name + "\n")
 
 
 def _innermost(exc: BaseException) -> tuple[str, int]:
@@ -46,6 +62,7 @@ def guard(name: str, function: Callable[..., Any], path: str, allowed: tuple[typ
     if inspect.isgeneratorfunction(function):
         @functools.wraps(function)
         def generator(*args: Any, **kwargs: Any) -> Any:
+            note_call(name)
             try:
                 return (yield from function(*args, **kwargs))
             except BaseException as exc:
@@ -55,6 +72,7 @@ def guard(name: str, function: Callable[..., Any], path: str, allowed: tuple[typ
 
     @functools.wraps(function)
     def call(*args: Any, **kwargs: Any) -> Any:
+        note_call(name)
         try:
             return function(*args, **kwargs)
         except BaseException as exc:
