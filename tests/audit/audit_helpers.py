@@ -6,11 +6,14 @@ expected to reap the servers it starts, and the tests check that it did.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,3 +93,44 @@ def fake_corpus(root: Path, probes: dict[str, str]) -> Corpus:
 
 def probe(name: str, fn, *, calls_tools: bool = False) -> Probe:
     return Probe(name, fn, f"fake probe {name}", calls_tools=calls_tools)
+
+
+QUIRKS = Path(__file__).resolve().parent / "quirks"
+LISTENING = "listening on "
+
+
+@contextlib.contextmanager
+def serving_http(argv: list[str], *, cwd: Path, wait: float = 30.0) -> Iterator[str]:
+    """Start an HTTP server that prints ``listening on URL`` on stderr; yield the URL; stop its process group.
+
+    The wait for the line is bounded; stderr is read on a thread, so a chatty server never blocks on a full pipe."""
+    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    found: list[str] = []
+    lines: list[str] = []
+    ready = threading.Event()
+
+    def read() -> None:
+        for line in proc.stderr:
+            lines.append(line.rstrip("\n"))
+            if LISTENING in line and not found:
+                found.append(line.split(LISTENING, 1)[1].split()[0])
+                ready.set()
+        ready.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        if not ready.wait(wait) or not found:
+            pytest.fail(f"{argv[1:3]} printed no `listening on URL` line within {wait} s: {lines[-5:]}")
+        yield found[0]
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=10)
+        except ProcessLookupError:
+            pass
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        reader.join(timeout=2)

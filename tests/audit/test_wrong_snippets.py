@@ -13,12 +13,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from audit_helpers import REFERENCE
+from audit_helpers import REFERENCE, serving_http
 
 from mcp_handbook import load_corpus
 from mcp_handbook.audit import AuditOptions, AuditResult, run_audit
 from mcp_handbook.model import Rule, Snippet
 from mcp_handbook.probes import PROBES
+from mcp_handbook.seams import server_args
 from mcp_handbook.verify import snippet_source
 
 pytestmark = pytest.mark.slow  # an audit per WRONG block
@@ -45,6 +46,10 @@ def _audit(rule: Rule, snippet: Snippet) -> AuditResult:
         path = Path(tmp) / f"snippet_{snippet.name.replace('-', '_').replace('.', '_')}.py"
         path.write_text(snippet_source(snippet), encoding="utf-8")
         command = [*REFERENCE, "--seam", f"{snippet.seam}={path}"]
+        if "http" in rule.conditions:  # audited by URL, as a reviewer audits a running HTTP server
+            argv = [arg.replace("{workspace}", tmp) for arg in command] + server_args(rule)
+            with serving_http(argv, cwd=Path(tmp)) as url:
+                return run_audit(CORPUS, [], options=AuditOptions(rules=frozenset({rule.id}), url=url, **OPTIONS))
         return run_audit(CORPUS, command, options=AuditOptions(rules=frozenset({rule.id}), **OPTIONS))
 
 

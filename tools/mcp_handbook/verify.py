@@ -177,7 +177,9 @@ def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, smoke_t
         called = parent / "seams-called"
         env = {**minimal_env(home=workspace, HB_CANARY=canary, API_TOKEN=canary), "PYTHONPATH": str(parent / "srv"),
                SEAM_CALLED_FILE: str(called)}
-        target = Target(argv=argv, workspace=workspace, env=env, canary=canary, timeout=timeout, root=workspace)
+        transport = "http" if "--http" in seam_args else "stdio"  # over HTTP the probe reads the URL it prints
+        target = Target(argv=argv, workspace=workspace, env=env, canary=canary, timeout=timeout, root=workspace,
+                        transport=transport)
         try:
             finding = probe.run(target)
             if smoke_tool is not None:

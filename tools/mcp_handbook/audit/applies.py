@@ -19,10 +19,22 @@ Answer = tuple[bool | None, str]
 
 
 def _stdio(facts: ServerFacts) -> Answer:
+    if facts.transport == "http":
+        return False, "the server is audited over HTTP"
     return True, "the server was audited over stdio"
 
 
+def _http(facts: ServerFacts) -> Answer:
+    if facts.transport == "http":
+        return True, "the server was audited over HTTP"
+    return False, "the server was audited over stdio"
+
+
 def _legacy_era(facts: ServerFacts) -> Answer:
+    if facts.transport == "http" and facts.answered:
+        if any(era.endswith("(initialize)") for era in facts.eras):
+            return True, "the server answered initialize over HTTP"
+        return False, "over HTTP the server answered server/discover only, not initialize"
     if facts.answered:
         return True, f"the server answered initialize (protocol {facts.protocol_version or '?'})"
     return None, "the server did not complete the handshake"
@@ -55,6 +67,7 @@ def _declares_output_schema(facts: ServerFacts) -> Answer:
 
 CONDITION_CHECKS: dict[str, Callable[[ServerFacts], Answer]] = {
     "stdio": _stdio,
+    "http": _http,
     "legacy-era": _legacy_era,
     "pages-lists": _pages_lists,
     "logging-capability": _logging_capability,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
+import re
 import signal
 import sys
 import threading
@@ -79,7 +81,54 @@ def _options(args: argparse.Namespace, corpus: Corpus) -> AuditOptions:
         roots=tuple(args.server_roots or ()), tool_calls=not args.no_tool_calls,
         timeout=args.timeout, probe_timeout=args.probe_timeout, wait=args.wait, jobs=args.jobs,
         allow_tool_calls=allow, rules=frozenset(args.rule) if args.rule else None, gate=args.gate,
+        url=_url(args), headers=_headers(args),
     )
+
+
+HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+"""An HTTP header name (RFC 9110 token)."""
+
+
+def _url(args: argparse.Namespace) -> str | None:
+    """The ``--url`` endpoint, checked: an http(s) URL, and on loopback unless ``--allow-remote``."""
+    from ..cli import UsageError
+    from ..probes.http import parse_url
+
+    if args.url is None:
+        if args.header or args.allow_remote:
+            raise UsageError("--header and --allow-remote: only with --url")
+        return None
+    try:
+        point = parse_url(args.url)
+    except ValueError as exc:
+        raise UsageError(f"--url: {exc}") from None
+    if not args.allow_remote and not _loopback(point.host):
+        raise UsageError(f"--url {args.url}: {point.host} is not a loopback address. An audit sends hostile requests "
+                         "(foreign Origin and Host headers); pass --allow-remote to audit a server on another machine "
+                         "you are allowed to test")
+    return args.url
+
+
+def _loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name: it could resolve anywhere
+
+
+def _headers(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
+    """``--header 'Name: value'`` pairs, each checked."""
+    from ..cli import UsageError
+
+    pairs = []
+    for text in args.header or ():
+        name, colon, value = text.partition(":")
+        if not colon or not HEADER_NAME.match(name.strip()) or any(c in value for c in "\r\n"):
+            raise UsageError(f"--header {text!r}: write it as 'Name: value' (one line)")
+        pairs.append((name.strip(), value.strip()))
+    return tuple(pairs)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -124,8 +173,15 @@ def _audit(args: argparse.Namespace) -> int:
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     p = add(
         "audit", run,
-        "run the doctrine's probes against a stdio MCP server and write the worksheet; exit 1 if any HIGH rule fails",
+        "run the doctrine's probes against a stdio MCP server, or a running Streamable HTTP one (--url), and write the "
+        "worksheet; exit 1 if any HIGH rule fails",
     )
+    p.add_argument("--url", metavar="URL", help="audit the Streamable HTTP server running at URL (its MCP endpoint, "
+                   "http://127.0.0.1:PORT/mcp) instead of starting a command; only the probes that work over HTTP run")
+    p.add_argument("--header", action="append", metavar="'NAME: VALUE'",
+                   help="with --url: send this header with every request (repeatable), such as a bearer token")
+    p.add_argument("--allow-remote", action="store_true",
+                   help="with --url: allow a URL that is not on loopback (the audit sends hostile requests there)")
     p.add_argument("--format", choices=formats(), help="worksheet format (default: from the -o suffix)")
     p.add_argument("-o", "--output", required=True, help="the worksheet file to write")
     p.add_argument("--timeout", type=_positive, default=DEFAULTS.timeout, metavar="S", help="seconds for the whole audit (default %(default)g)")

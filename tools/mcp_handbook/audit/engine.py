@@ -26,7 +26,7 @@ from .applies import does_not_apply
 from .contain import Contained
 from .guard import ToolCallGuard
 from .plan import DOES_NOT_APPLY, NOT_CHECKED, AuditOptions, AuditResult, RuleFinding
-from .preflight import ServerFacts, handshake
+from .preflight import ServerFacts, handshake, http_handshake
 from .target import AuditTarget, audit_env
 
 
@@ -61,6 +61,9 @@ class _Targets:
     canary: str
     served: tuple[str, ...] = ()
     """``--root`` folders, as given."""
+    url: str | None = None
+    """The endpoint of a server audited over HTTP (then ``argv`` is empty: no process is started)."""
+    headers: tuple[tuple[str, str], ...] = ()
     made: list[AuditTarget] = field(default_factory=list)
 
     def served_root(self, workspace: Path) -> Path | None:
@@ -82,10 +85,11 @@ class _Targets:
         workspace.mkdir(parents=True)
         tmp.mkdir()
         env = audit_env(workspace, self.canary, program_dir=self.program_dir, tmp=tmp)
-        argv = [self.argv[0], *(arg.replace(WORKSPACE, str(workspace)) for arg in self.argv[1:])]
+        argv = [self.argv[0], *(arg.replace(WORKSPACE, str(workspace)) for arg in self.argv[1:])] if self.argv else []
         target = AuditTarget(
             argv=argv, workspace=workspace, env=env, canary=self.canary, allow_tool_calls=allow,
             timeout=wait, guard=replace(guard, blocked=[]), root=self.served_root(workspace),
+            transport="http" if self.url else "stdio", url=self.url, http_headers=self.headers,
         )
         self.made.append(target)
         return target
@@ -108,7 +112,8 @@ def _preflight(targets: _Targets, options: AuditOptions, deadline: float) -> tup
     facts = ServerFacts()
     wait = options.wait * 3  # a first start may be slow (imports, caches); later starts are warm
     target = targets.make("preflight", wait=wait, guard=ToolCallGuard(allow=frozenset()), allow=frozenset())
-    run = Contained("preflight", lambda t: handshake(facts, t), target, limit=min(wait * 2 + 5, deadline - time.monotonic()))
+    meet = http_handshake if targets.url else handshake
+    run = Contained("preflight", lambda t: meet(facts, t), target, limit=min(wait * 2 + 5, deadline - time.monotonic()))
     run.start()
     while not run.done:
         if run.overdue(time.monotonic()):
@@ -164,17 +169,25 @@ def run_audit(
     """Audit the stdio server ``command`` against every automated rule of ``corpus``."""
     if probes is None:
         from ..probes import PROBES as probes
-    argv, program_dir = resolve_command(command)
+    if options.url:
+        if command:
+            raise AuditError("give either --url or a server command after --, not both")
+        argv, program_dir = [], None
+    else:
+        argv, program_dir = resolve_command(command)
     started = time.monotonic()
     deadline = started + options.timeout
     # an abandoned probe or an escaped grandchild may still hold a file in there: never fail on cleanup
     with tempfile.TemporaryDirectory(prefix="hb-audit-", ignore_cleanup_errors=True) as tmp:
-        targets = _Targets(Path(tmp), argv, program_dir, f"hb-canary-{secrets.token_hex(8)}", options.roots)
+        targets = _Targets(Path(tmp), argv, program_dir, f"hb-canary-{secrets.token_hex(8)}", options.roots,
+                           url=options.url, headers=options.headers)
         try:
             facts, pre = _preflight(targets, options, deadline)
             plan = _plan(corpus, options)
             elsewhere = {r.id: why for rules in plan.values() for r in rules if (why := does_not_apply(r, facts))}
-            runnable = {name: rules for name, rules in plan.items() if any(r.id not in elsewhere for r in rules)}
+            unseen = {r.id for rules in plan.values() for r in rules if r.id not in elsewhere and not _reachable(r, facts)}
+            runnable = {name: rules for name, rules in plan.items()
+                        if any(r.id not in elsewhere and r.id not in unseen for r in rules)}
             if not facts.answered:  # every probe would meet the same wall and wait on it again: report it once
                 runnable = {}
             jobs = _jobs(options)
@@ -193,11 +206,23 @@ def run_audit(
         verdicts = {name: _masked(finding, pre.target) for name, finding in verdicts.items()}
         findings = tuple(
             RuleFinding(rule, name, not_applicable(elsewhere[rule.id]), 0.0, na=DOES_NOT_APPLY) if rule.id in elsewhere
+            else RuleFinding(rule, name, not_applicable(STDIO_ONLY), 0.0, na=NOT_CHECKED) if rule.id in unseen
             else RuleFinding(rule, name, verdicts[name], runs[name].seconds if name in runs else 0.0,
                              na=NOT_CHECKED if verdicts[name].status == "N/A" else "")
             for name, rules in plan.items() for rule in rules
         )
-    return AuditResult(tuple(argv), facts, findings, tuple(canary), time.monotonic() - started, options)
+    return AuditResult(tuple(argv) or (options.url or "",), facts, findings, tuple(canary), time.monotonic() - started,
+                       options)
+
+
+STDIO_ONLY = ("not checked: stdio-only probe (it starts the server and speaks to its pipes; the audit reaches this "
+              "server over HTTP only)")
+
+
+def _reachable(rule: Rule, facts: ServerFacts) -> bool:
+    """Whether the rule's probe can reach the server the way it was audited: over HTTP only the probes of rules
+    for HTTP servers (condition ``http``) can; every probe can reach a server started over stdio."""
+    return facts.transport != "http" or "http" in rule.conditions
 
 
 def _queue(

@@ -39,6 +39,10 @@ class AuditOptions:
     """False (``--no-tool-calls``): no probe calls any tool, read-only or not."""
     gate: str = "baseline"
     """The review profile whose HIGH failures set exit 1: ``spec``, ``baseline`` or ``full``."""
+    url: str | None = None
+    """The Streamable HTTP endpoint of a running server to audit (``--url``) instead of a command."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """Headers sent with every HTTP request (``--header``, a bearer token, say); never written to the worksheet."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,14 +41,28 @@ class ServerFacts:
     stdout_garbage: list[str] = field(default_factory=list)
     """The first stdout lines that were not JSON-RPC messages (a banner, a log line, a pretty-printed answer)."""
     stdout_lines: int = 0
+    transport: str = "stdio"
+    """``stdio``, or ``http`` for an audit by URL (Streamable HTTP)."""
+    url: str = ""
+    eras: tuple[str, ...] = ()
+    """What the server answered over HTTP: ``2025-11-25 (initialize)``, ``2026-07-28 (server/discover)``."""
 
     def describe(self) -> str:
         if not self.answered:
             return f"the server did not complete the handshake: {self.problem}"
         info = self.server_info
         name = f"{info.get('name', '?')} {info.get('version', '')}".strip()
+        if self.transport == "http":
+            return f"{name}, answered {' and '.join(self.eras)} in {self.startup:.1f} s"
         tools = f"{len(self.tools)} tool(s)" if self.tools_listed else f"tools not listed ({self.problem})"
         return f"{name}, protocol {self.protocol_version or '?'}, answered initialize in {self.startup:.1f} s, {tools}"
+
+    def transport_text(self) -> str:
+        """How the server was reached, and which eras it answered there."""
+        if self.transport != "http":
+            return "stdio"
+        eras = ", ".join(self.eras) or "no era answered"
+        return f"Streamable HTTP at {self.url}; answered: {eras}"
 
 
 def _what_happened(session: WireSession, exc: Exception, target: Target) -> str:
@@ -106,3 +120,48 @@ def handshake(facts: ServerFacts, target: Target) -> Finding:
         facts.problem = f"tools/list was not answered: {exc}"
         return failed("no_answer", facts.problem, *session.transcript(limit=8))
     return passed(facts.describe(), *session.transcript(limit=6))
+
+
+def http_handshake(facts: ServerFacts, target: Target) -> Finding:
+    """The preflight over Streamable HTTP: ``initialize`` (the handshake era), then a 2026-07-28 ``server/discover``;
+    record which the server answered and who it says it is. A session the handshake opened is ended (DELETE)."""
+    from ..probes.http import DISCOVER_HEADERS, discover_message, endpoint, initialize_message, row, send
+    from ..probes.support import ProbeAbort
+
+    facts.transport, facts.url = "http", target.url or ""
+    began = time.monotonic()
+    evidence: list[str] = []
+    try:
+        point = endpoint(target)
+        answer = send(target, point, initialize_message())
+        evidence.append(row(point, "initialize", {}, answer))
+        message = answer.message() or {}
+        result = message.get("result")
+        if 200 <= answer.status < 300 and isinstance(result, dict):
+            facts.startup = time.monotonic() - began
+            facts.answered = True
+            facts.protocol_version = str(result.get("protocolVersion", ""))
+            facts.eras += (f"{facts.protocol_version or '?'} (initialize)",)
+            facts.server_info = result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else {}
+            facts.capabilities = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
+            session_id = answer.headers.get("mcp-session-id")
+            if session_id:
+                send(target, point, None, {"Mcp-Session-Id": session_id}, method="DELETE")
+        answer = send(target, point, discover_message(2), DISCOVER_HEADERS)
+        evidence.append(row(point, "server/discover", DISCOVER_HEADERS, answer))
+        result = (answer.message() or {}).get("result")
+        if 200 <= answer.status < 300 and isinstance(result, dict):
+            facts.startup = facts.startup or time.monotonic() - began
+            facts.answered = True
+            facts.eras += ("2026-07-28 (server/discover)",)
+            if not facts.server_info:
+                meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+                info = meta.get("io.modelcontextprotocol/serverInfo", result.get("serverInfo"))
+                facts.server_info = info if isinstance(info, dict) else {}
+    except ProbeAbort as stop:
+        facts.problem = stop.finding.summary
+        return failed("no_answer", facts.problem, *evidence)
+    if not facts.answered:
+        facts.problem = "it answered neither initialize nor server/discover with a result (" + "; ".join(evidence) + ")"
+        return failed("no_answer", facts.problem, *evidence)
+    return passed(facts.describe(), *evidence)

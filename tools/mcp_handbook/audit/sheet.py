@@ -49,7 +49,8 @@ def evidence_text(finding: Finding, fmt: str = "md") -> str:
 def _note(found: RuleFinding, result: AuditResult) -> str:
     command = shlex.join(result.command)
     command = command if len(command) <= 200 else command[:200] + " …"
-    return clean(f"mcp-handbook audit: probe {found.probe} ({found.seconds:.1f} s) against {command}")
+    over = f" over {result.facts.transport_text().partition(' at ')[0]}" if result.facts.transport == "http" else ""
+    return clean(f"mcp-handbook audit: probe {found.probe} ({found.seconds:.1f} s) against {command}{over}")
 
 
 def audit_rows(corpus: Corpus, result: AuditResult, fmt: str = "md") -> list[dict[str, str]]:

@@ -31,6 +31,7 @@ def summary_lines(result: AuditResult, *, worksheet: Path, fmt: str, manual: int
     lines = [
         f"audit of {shlex.join(result.command)}: {checked} automated rule(s) in {result.seconds:.1f} s",
         f"  server: {clean(result.facts.describe())}",
+        f"  transport: {clean(result.facts.transport_text())}",
         f"  tool calls: {tool_calls_line(result.options)}",
     ]
     if not result.facts.answered:

@@ -72,6 +72,8 @@ class AuditTarget(Target):
         with self.lock:  # held across the spawn, so kill() never misses a session being started
             if self.closed:
                 raise ProbeStopped("the probe's time is up; no new server process is started")
+            if not self.argv:
+                raise ProbeStopped("the server is audited by URL: the auditor starts no server process")
             session = GuardedSession(self.argv, cwd=self.workspace, env=env, pass_fds=tuple(pass_fds), guard=self.guard)
             self.sessions.append(session)
         return session

@@ -101,6 +101,15 @@ class Target:
     """The folder the server serves (where it resolves a relative path argument), when the caller knows it: the
     verifier starts the reference server on the workspace; the auditor knows it only when told (``--root``, or
     ``{workspace}`` in the server's command). None: unknown, and a probe that needs it says so (:func:`served_root`)."""
+    transport: Literal["stdio", "http"] = "stdio"
+    """How the server is spoken to: ``stdio`` (its pipes), or ``http`` (Streamable HTTP: either ``start`` runs a
+    server that prints ``listening on URL`` on stderr, as the reference server does with ``--http``, or ``url``
+    names one already running)."""
+    url: str | None = None
+    """The Streamable HTTP endpoint, once known: given (an audit by URL) or read from the started server's
+    stderr by :func:`~.http.endpoint`."""
+    http_headers: tuple[tuple[str, str], ...] = ()
+    """Headers sent with every HTTP request (a bearer token the user supplies to an audit)."""
     sessions: list[WireSession] = field(default_factory=list)
     listing: list[dict[str, Any]] | Finding | None = None
     """The tools this target listed (or the finding that says why it could not), kept for the next probe."""

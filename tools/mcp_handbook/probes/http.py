@@ -1,0 +1,175 @@
+"""Speaking Streamable HTTP to a target: find its endpoint, send one raw request, read the answer.
+
+A target served over HTTP is either already running (``target.url``, an audit by URL) or started by
+``target.start()`` and found by the one stderr line it prints once it listens: ``listening on URL``
+(the reference server with ``--http``). Requests are raw ``http.client`` calls with a bounded timeout,
+so a probe can send exactly the headers a hostile page would (a foreign ``Host`` or ``Origin``).
+Evidence never shows the port, which changes on every run: it reads ``PORT``.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from .support import (
+    LATEST_LEGACY,
+    MODERN_REVISION,
+    ProbeAbort,
+    Target,
+    failed,
+    not_applicable,
+)
+
+LISTENING = re.compile(r"listening on (?P<url>https?://\S+)")
+"""The line a server started for an HTTP proof prints on stderr once it accepts connections."""
+NOT_HTTP = "does not apply: the server is not audited over Streamable HTTP"
+MAX_BODY_BYTES = 64 * 1024
+"""The most of a response body a probe reads (an event stream may go on; the verdicts need its start)."""
+POLL_SECONDS = 0.02
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """Where the MCP endpoint is: ``scheme://host:port/path``."""
+
+    url: str
+    scheme: str
+    host: str
+    port: int
+    path: str
+
+    @property
+    def authority(self) -> str:
+        """``host:port`` as a client writes it in ``Host`` (IPv6 in brackets)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}"
+
+    @property
+    def origin(self) -> str:
+        return f"{self.scheme}://{self.authority}"
+
+
+def parse_url(url: str) -> Endpoint:
+    """The endpoint of an ``http://`` or ``https://`` URL; ValueError names what is wrong."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        raise ValueError(f"{url!r} is not an http:// or https:// URL")
+    if not parts.hostname:
+        raise ValueError(f"{url!r} names no host")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise ValueError(f"{url!r} has a port that is not a number from 0 to 65535") from None
+    return Endpoint(url, parts.scheme, parts.hostname, port, parts.path or "/")
+
+
+def endpoint(target: Target) -> Endpoint:
+    """The target's HTTP endpoint: ``target.url``, or the URL the server it starts prints (bounded wait)."""
+    if target.transport != "http":
+        raise ProbeAbort(not_applicable(NOT_HTTP))
+    if target.url is None:
+        session = target.start()
+        deadline = time.monotonic() + target.timeout
+        while target.url is None:
+            found = next((m for ln in session.stderr_lines if (m := LISTENING.search(ln.text))), None)
+            if found:
+                target.url = found.group("url")
+            elif session.proc.poll() is not None:
+                raise ProbeAbort(failed("server_exited", f"the server exited (code {session.proc.returncode}) before it "
+                                        "printed the URL it listens on", *session.transcript(limit=8)))
+            elif time.monotonic() > deadline:
+                raise ProbeAbort(failed("no_answer", f"the server printed no `listening on URL` line within "
+                                        f"{target.timeout:g} s", *session.transcript(limit=8)))
+            else:
+                time.sleep(POLL_SECONDS)
+    return parse_url(target.url)
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One HTTP response: status, headers (names lower-cased) and the start of the body."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    def message(self) -> dict[str, Any] | None:
+        """The JSON-RPC message in the body: a JSON object, or the first ``data:`` of an event stream."""
+        text = self.body.decode("utf-8", "replace")
+        candidates = [text] if not self.headers.get("content-type", "").startswith("text/event-stream") else [
+            ln[5:].strip() for ln in text.splitlines() if ln.startswith("data:")]
+        for candidate in candidates:
+            try:
+                value = json.loads(candidate)
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                return value
+        return None
+
+
+def send(target: Target, point: Endpoint, message: dict[str, Any] | None, headers: dict[str, str] | None = None,
+         *, method: str = "POST") -> Answer:
+    """One request to ``point`` with ``message`` as its JSON body; ``headers`` override the usual ones (a ``Host``
+    given here is sent instead of the real one). A connection that cannot be made or times out aborts the probe."""
+    sent = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+            **dict(target.http_headers), **(headers or {})}
+    body = json.dumps(message).encode() if message is not None else None
+    connection_type = http.client.HTTPSConnection if point.scheme == "https" else http.client.HTTPConnection
+    connection = connection_type(point.host, point.port, timeout=target.timeout)
+    try:
+        connection.request(method, point.path, body=body, headers=sent)
+        response = connection.getresponse()
+        try:
+            data = response.read(MAX_BODY_BYTES)
+        except TimeoutError:
+            data = b""  # a stream still open: the status and headers are the answer
+        return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, data)
+    except (OSError, http.client.HTTPException) as exc:
+        raise ProbeAbort(failed("no_answer", f"{method} {point.path} got no HTTP answer: {type(exc).__name__}: {exc}")) from None
+    finally:
+        connection.close()
+
+
+def initialize_message(rid: int = 1) -> dict[str, Any]:
+    """A handshake-era ``initialize`` request (2025-11-25)."""
+    return {"jsonrpc": "2.0", "id": rid, "method": "initialize",
+            "params": {"protocolVersion": LATEST_LEGACY, "capabilities": {},
+                       "clientInfo": {"name": "mcp-handbook-probe", "version": "1.0"}}}
+
+
+def discover_message(rid: int = 1) -> dict[str, Any]:
+    """A 2026-07-28 ``server/discover`` request with the ``_meta`` that revision requires."""
+    return {"jsonrpc": "2.0", "id": rid, "method": "server/discover",
+            "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": MODERN_REVISION,
+                                 "io.modelcontextprotocol/clientCapabilities": {}}}}
+
+
+DISCOVER_HEADERS = {"MCP-Protocol-Version": MODERN_REVISION, "Mcp-Method": "server/discover"}
+
+
+def ordinary_request(target: Target, point: Endpoint) -> tuple[dict[str, Any], dict[str, str], Answer]:
+    """A request the server serves (2xx) when nothing about it is hostile: ``initialize``, else a 2026-07-28
+    ``server/discover``. Returns the message, its extra headers and the answer; N/A, not checked, when neither
+    is served, since then a refusal of a hostile request would say nothing."""
+    tried = []
+    for message, headers in ((initialize_message(), {}), (discover_message(), DISCOVER_HEADERS)):
+        answer = send(target, point, message, headers)
+        if 200 <= answer.status < 300:
+            return message, headers, answer
+        tried.append(f"{message['method']}: HTTP {answer.status}")
+    raise ProbeAbort(not_applicable("not checked: the server served neither initialize nor server/discover with "
+                                    f"ordinary headers ({'; '.join(tried)}), so a refusal would prove nothing"))
+
+
+def row(point: Endpoint, method: str, headers: dict[str, str], answer: Answer) -> str:
+    """One evidence line: what was sent and the status it got, the port written ``PORT``."""
+    shown = ", ".join(f"{k}: {v}" for k, v in headers.items()) or "ordinary headers"
+    text = f"POST {point.path} {method} ({shown}) -> HTTP {answer.status}"
+    return text.replace(f":{point.port}", ":PORT")
