@@ -48,6 +48,7 @@ CONDITIONS: dict[str, str] = {
     "stdio": "the server speaks the stdio transport",
     "http": "the server is reachable over Streamable HTTP",
     "legacy-era": "the server speaks a handshake-era revision (2025-11-25 or older)",
+    "modern-era": "the server speaks the 2026-07-28 revision",
     "spawns-processes": "the server starts child processes",
     "takes-paths": "a tool takes a file-system path",
     "fetches-urls": "a tool fetches a URL it is given",

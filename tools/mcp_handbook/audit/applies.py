@@ -40,6 +40,14 @@ def _legacy_era(facts: ServerFacts) -> Answer:
     return None, "the server did not complete the handshake"
 
 
+def _modern_era(facts: ServerFacts) -> Answer:
+    if facts.transport == "http" and facts.answered:
+        if any(era.startswith("2026-07-28") for era in facts.eras):
+            return True, "the server answered a 2026-07-28 server/discover over HTTP"
+        return False, "over HTTP the server answered initialize only, not a 2026-07-28 server/discover"
+    return None, "over stdio the preflight sends initialize only; the probe asks server/discover itself"
+
+
 def _pages_lists(facts: ServerFacts) -> Answer:
     if not facts.tools_listed:
         return None, "tools/list was not answered"
@@ -69,6 +77,7 @@ CONDITION_CHECKS: dict[str, Callable[[ServerFacts], Answer]] = {
     "stdio": _stdio,
     "http": _http,
     "legacy-era": _legacy_era,
+    "modern-era": _modern_era,
     "pages-lists": _pages_lists,
     "logging-capability": _logging_capability,
     "declares-output-schema": _declares_output_schema,

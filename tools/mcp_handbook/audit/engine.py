@@ -208,7 +208,7 @@ def run_audit(
             RuleFinding(rule, name, not_applicable(elsewhere[rule.id]), 0.0, na=DOES_NOT_APPLY) if rule.id in elsewhere
             else RuleFinding(rule, name, not_applicable(STDIO_ONLY), 0.0, na=NOT_CHECKED) if rule.id in unseen
             else RuleFinding(rule, name, verdicts[name], runs[name].seconds if name in runs else 0.0,
-                             na=NOT_CHECKED if verdicts[name].status == "N/A" else "")
+                             na=_na_kind(verdicts[name]))
             for name, rules in plan.items() for rule in rules
         )
     return AuditResult(tuple(argv) or (options.url or "",), facts, findings, tuple(canary), time.monotonic() - started,
@@ -217,6 +217,15 @@ def run_audit(
 
 STDIO_ONLY = ("not checked: stdio-only probe (it starts the server and speaks to its pipes; the audit reaches this "
               "server over HTTP only)")
+
+
+def _na_kind(finding: Finding) -> str:
+    """Which N/A a probe's verdict is: *does not apply* when the probe saw the rule's condition fail (its summary
+    says ``does not apply:``, as a 2026-07-28 probe does for a server that refuses ``server/discover``), else
+    *not checked*; ``""`` for a PASS or FAIL."""
+    if finding.status != "N/A":
+        return ""
+    return DOES_NOT_APPLY if finding.summary.startswith("does not apply:") else NOT_CHECKED
 
 
 def _reachable(rule: Rule, facts: ServerFacts) -> bool:
