@@ -60,3 +60,38 @@ def test_it_can_be_turned_off(handbook: Path, tmp_path: Path, monkeypatch: pytes
     monkeypatch.setenv("MCP_HANDBOOK_CACHE", "off")
     assert parse_cached(handbook) == parse_content(handbook)
     assert _entries(tmp_path) == []
+
+
+def test_parser_code_edited_while_a_process_runs_never_keys_that_process_s_results(
+        handbook: Path, tmp_path: Path, project_root: Path) -> None:
+    """A long run (the test suite) that imported the parser, then parses after someone edited the parser, must
+    store what its old code found under the old code's key: the next process, with the new code, parses again."""
+    import subprocess
+    import sys
+
+    package = tmp_path / "pkg"
+    shutil.copytree(project_root / "tools" / "mcp_handbook", package / "mcp_handbook",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    rule = next((handbook / "content" / "rules").rglob("*.md"))
+    text = rule.read_text(encoding="utf-8")
+    rule.write_text(text.replace("\nseverity:", "\nqualifiers:\n  - {kind: conditional, applies_to: hb-new-condition}\nseverity:", 1)
+                    if "\nqualifiers:" not in text else text, encoding="utf-8")
+    fields = package / "mcp_handbook" / "fields.py"
+    edit = ("import pathlib, sys\n"
+            "from mcp_handbook.parse_cache import parse_cached\n"  # the old parser is loaded now
+            f"p = pathlib.Path({str(fields)!r})\n"
+            "s = p.read_text()\n"
+            "p.write_text(s.replace('CONDITIONS: dict[str, str] = {', 'CONDITIONS: dict[str, str] = {\\n    \"hb-new-condition\": \"a condition added while this ran\",', 1))\n"
+            f"c = parse_cached(pathlib.Path({str(handbook)!r}))\n"
+            "print(sum('hb-new-condition' in str(d) for d in c.diagnostics))\n")
+    fresh = (f"import pathlib\nfrom mcp_handbook.parse_cache import parse_cached\n"
+             f"c = parse_cached(pathlib.Path({str(handbook)!r}))\n"
+             "print(sum('hb-new-condition' in str(d) for d in c.diagnostics))\n")
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(package), "XDG_CACHE_HOME": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+    assert "CONDITIONS: dict[str, str] = {" in fields.read_text(encoding="utf-8")
+    old = subprocess.run([sys.executable, "-c", edit], env=env, capture_output=True, text=True, timeout=60)
+    assert old.returncode == 0, old.stderr
+    assert old.stdout.strip() == "1"  # the old code did not know the condition
+    new = subprocess.run([sys.executable, "-c", fresh], env=env, capture_output=True, text=True, timeout=60)
+    assert new.returncode == 0, new.stderr
+    assert new.stdout.strip() == "0", "the new code was served the old code's diagnostics from the cache"

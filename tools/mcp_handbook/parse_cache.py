@@ -30,6 +30,20 @@ PARSER_SOURCES = ("parse.py", "model.py", "fields.py", "parse_cache.py")
 """The code a parsed corpus depends on, beside the content itself."""
 
 
+def _sources_digest() -> bytes:
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for name in PARSER_SOURCES:
+        digest.update((package / name).read_bytes() + b"\0")
+    return digest.digest()
+
+
+RUNNING_SOURCES = _sources_digest()
+"""The parser's sources as this process loaded them (read once, at import, right after the modules themselves).
+Reading them again at each parse would key a corpus that this process's older code parsed under the newer
+files' hash, if they were edited while it ran (a long test run did exactly that)."""
+
+
 def cache_dir() -> Path | None:
     if os.environ.get("MCP_HANDBOOK_CACHE", "").lower() in ("off", "0", "no"):
         return None
@@ -45,9 +59,7 @@ def content_key(root: Path, content_dir: str) -> str:
     digest = hashlib.sha256()
     for part in (str(root), content_dir, sys.version, markdown_it.__version__, yaml.__version__, RULES_DIR):
         digest.update(part.encode("utf-8") + b"\0")
-    package = Path(__file__).resolve().parent
-    for name in PARSER_SOURCES:
-        digest.update((package / name).read_bytes() + b"\0")
+    digest.update(RUNNING_SOURCES)
     content = root / content_dir
     for path in sorted(content.rglob("*")):  # folders too: a link may name one, and the link check asks if it exists
         name = path.relative_to(root).as_posix().encode("utf-8")
