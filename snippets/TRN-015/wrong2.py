@@ -11,9 +11,11 @@ def check_request_meta(message, headers=None):
     meta = (message.get("params") or {}).get("_meta") or {}
     missing = [key for key in (PROTOCOL_VERSION, CLIENT_CAPABILITIES) if key not in meta]
     if missing:
-        raise ProtocolError(INVALID_PARAMS, f"Invalid params: _meta is missing {', '.join(missing)}")
+        raise ProtocolError(INVALID_PARAMS,
+                            f"Invalid params: _meta is missing {', '.join(missing)}")
     version = meta[PROTOCOL_VERSION]
     if version not in SERVED:
         # the client learns that it is wrong, not what would be right
-        raise ProtocolError(INVALID_PARAMS, f"Invalid params: unsupported protocol version {version!r}")
+        raise ProtocolError(INVALID_PARAMS,
+                            f"Invalid params: unsupported protocol version {version!r}")
     return version

@@ -10,6 +10,7 @@ def check_request_meta(message, headers=None):
     meta = (message.get("params") or {}).get("_meta") or {}
     missing = [key for key in (PROTOCOL_VERSION, CLIENT_CAPABILITIES) if key not in meta]
     if missing:
-        raise ProtocolError(INVALID_PARAMS, f"Invalid params: _meta is missing {', '.join(missing)}")
+        raise ProtocolError(INVALID_PARAMS,
+                            f"Invalid params: _meta is missing {', '.join(missing)}")
     # any version is fine: the methods have not changed much
     return "2026-07-28"
