@@ -79,6 +79,16 @@ def test_the_same_server_passes_the_host_and_session_id_probes(tmp_path: Path) -
     assert _probe("http_session_ids", ANY_ORIGIN, tmp_path).status == "PASS"
 
 
+def test_by_url_where_the_server_listens_is_not_checked(tmp_path: Path) -> None:
+    # an audit by URL has no process to inspect: the probe says so, and starts nothing
+    target = Target(argv=[sys.executable, "-c", "raise SystemExit(9)"], workspace=tmp_path, env=minimal_env(home=tmp_path),
+                    canary="hb-canary-x", timeout=5.0, transport="http", url="http://127.0.0.1:9/mcp")
+    finding = PROBES["http_loopback_bind"].run(target)
+    assert (finding.status, finding.summary) == ("N/A", "not checked: the audit cannot see which address the server "
+                                                        "listens on; run `ss -ltnp` on its host")
+    assert target.sessions == []
+
+
 def _items(path: Path) -> dict[str, dict]:
     return {item["id"]: item for item in json.loads(path.read_text())["items"]}
 
@@ -99,7 +109,9 @@ def test_audit_url_of_the_reference_server_passes_every_probe_that_works_over_ht
         if rule.check != "automated":
             continue
         item = items[rule.id]
-        if "http" in rule.conditions:
+        if rule.probe == "http_loopback_bind":  # by URL there is no process whose sockets it could read
+            assert item["evidence"].startswith("not checked: the audit cannot see"), (rule.id, item["evidence"])
+        elif "http" in rule.conditions:
             assert item["status"] == "Pass", (rule.id, item["evidence"])
         elif "stdio" in rule.conditions:
             assert item["evidence"].startswith("does not apply: "), (rule.id, item["evidence"])

@@ -30,7 +30,7 @@ from typing import Any
 
 from .model import Corpus, Rule, Snippet
 from .reasons import GENERIC_REASONS
-from .seams import server_args
+from .seams import server_args, server_prefix
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -132,6 +132,8 @@ def evidence_key(rule: Rule, snippet: Snippet, probe_source: str, *, sources: di
         cache[probe_source] = _read(probe_source)
     digest = hashlib.sha256()
     options = f"expect={','.join(snippet.expect)};raises={','.join(snippet.raises)};server={' '.join(server_args(rule))}"
+    if prefix := server_prefix(rule):  # only when there is one: the keys of every other proof stay as they were
+        options += f";prefix={' '.join(prefix)}"
     for part in (snippet.seam or "", rule.probe, probe_source, shared_fingerprint(), options, snippet.code):
         digest.update(part.encode("utf-8"))
         digest.update(b"\0")

@@ -15,6 +15,14 @@ TOOL_SEAM = "tool"
 HTTP_ARGS = ["--http", "127.0.0.1:0"]
 """How a rule about Streamable HTTP is proved: the server listens on a free loopback port and prints its URL."""
 
+NETWORK_ISOLATED_PROBES = frozenset({"http_loopback_bind"})
+"""Probes whose WRONG blocks listen beyond loopback: their proofs run in a private network namespace."""
+NETWORK_ISOLATION = ["unshare", "--net", "--"]
+"""The command that runs the server in a new network namespace that has only a loopback interface, and that one
+down: an address such as 0.0.0.0 bound there reaches nothing, on this machine or any other."""
+DEFAULT_HOST_ARGS = ["--http", "localhost:0"]
+"""How a rule about where the server listens is proved: with the host a user would type, ``localhost``."""
+
 
 def server_args(rule: Rule) -> list[str]:
     """The reference server's options for proving ``rule``. A rule that applies only to handshake-era
@@ -23,5 +31,11 @@ def server_args(rule: Rule) -> list[str]:
     for servers that speak Streamable HTTP (condition ``http``) is proved over HTTP, on loopback."""
     args = ["--legacy-only"] if "legacy-era" in rule.conditions else []
     if "http" in rule.conditions:
-        args += HTTP_ARGS
+        args += DEFAULT_HOST_ARGS if rule.probe in NETWORK_ISOLATED_PROBES else HTTP_ARGS
     return args
+
+
+def server_prefix(rule: Rule) -> list[str]:
+    """The command the reference server is started under to prove ``rule``: a private network namespace for a
+    probe in :data:`NETWORK_ISOLATED_PROBES` (its WRONG blocks listen on every interface), else nothing."""
+    return list(NETWORK_ISOLATION) if rule.probe in NETWORK_ISOLATED_PROBES else []

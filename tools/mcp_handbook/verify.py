@@ -12,9 +12,11 @@ contract: the reference server reports that as ``[snippet-raised]`` (see
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.util
 import re
 import secrets
+import subprocess
 import sys
 import tempfile
 import threading
@@ -24,7 +26,7 @@ from pathlib import Path
 from .model import Rule, Snippet
 from .probes import PROBES, Finding, Target
 from .probes.support import GENERIC_REASONS, WireTimeout, call_tool, failed, fill_arguments, list_tools
-from .seams import TOOL_SEAM, server_args
+from .seams import TOOL_SEAM, server_args, server_prefix
 
 READY_MARK = '"event":"started"'
 """The reference server logs this once its seams are loaded and it is serving."""
@@ -161,8 +163,32 @@ def _smoke_call(target: Target, name: str) -> None:
         session.close(grace=0.5)
 
 
-def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, smoke_tool: str | None = None) -> _Run:
-    """Start the reference server (with optional seam arguments) for one probe run (and the tool's smoke call)."""
+ISOLATION_CHECK_SECONDS = 10.0
+
+
+@functools.cache
+def isolation_problem(prefix: tuple[str, ...]) -> str:
+    """Why the command ``prefix`` cannot run a program (``true``) in isolation here, or ``""`` when it can.
+    Checked once per prefix: a proof that needs it is never run without it."""
+    if not prefix:
+        return ""
+    shown = " ".join((*prefix, "true"))
+    try:
+        done = subprocess.run([*prefix, "true"], capture_output=True, text=True, timeout=ISOLATION_CHECK_SECONDS,
+                              env=minimal_env(), stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"cannot isolate the network to run this proof safely: `{shown}` could not run: {exc}"
+    if done.returncode != 0:
+        said = done.stderr.strip().splitlines()[-1:] or ["no message"]
+        return (f"cannot isolate the network to run this proof safely: `{shown}` exited {done.returncode} "
+                f"({said[0]})")
+    return ""
+
+
+def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, smoke_tool: str | None = None,
+               prefix: tuple[str, ...] = ()) -> _Run:
+    """Start the reference server (with optional seam arguments, under the command ``prefix`` when given) for one
+    probe run (and the tool's smoke call)."""
     probe = PROBES[probe_name]
     with tempfile.TemporaryDirectory(prefix="hb-verify-") as tmp:
         parent = Path(tmp)
@@ -172,7 +198,7 @@ def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, smoke_t
         # the server is imported through a link in this folder, so the paths its tracebacks show are the same
         # length and text on every machine and checkout (recorded evidence is cut at a fixed width)
         (parent / "srv").symlink_to(_server_pythonpath(), target_is_directory=True)
-        argv = [sys.executable, "-m", "reference_server", "--workspace", str(workspace), "--test-tools",
+        argv = [*prefix, sys.executable, "-m", "reference_server", "--workspace", str(workspace), "--test-tools",
                 "--page-size", str(PAGE_SIZE), *seam_args]
         called = parent / "seams-called"
         env = {**minimal_env(home=workspace, HB_CANARY=canary, API_TOKEN=canary), "PYTHONPATH": str(parent / "srv"),
@@ -201,16 +227,17 @@ _baselines: dict[tuple[str, ...], _Run] = {}
 _baseline_lock = threading.Lock()
 
 
-def baseline(probe_name: str, *, timeout: float = 5.0, args: list[str] | None = None) -> _Run:
-    """The probe against the unmodified reference server (started with ``args``), once per process.
+def baseline(probe_name: str, *, timeout: float = 5.0, args: list[str] | None = None,
+             prefix: tuple[str, ...] = ()) -> _Run:
+    """The probe against the unmodified reference server (started with ``args``, under ``prefix``), once per process.
 
     It must PASS: otherwise the probe or the server is broken, and a WRONG
     snippet "failing" would prove nothing.
     """
-    key = (probe_name, *(args or []))
+    key = (*prefix, probe_name, *(args or []))
     with _baseline_lock:
         if key not in _baselines:
-            _baselines[key] = _run_probe(probe_name, list(args or []), timeout=timeout)
+            _baselines[key] = _run_probe(probe_name, list(args or []), timeout=timeout, prefix=prefix)
         return _baselines[key]
 
 
@@ -221,7 +248,10 @@ def verify(snippet: Snippet, rule: Rule, *, timeout: float = 5.0) -> Verdict:
         return Verdict(snippet, expected, None, broken=f"rule {rule.id} names unknown probe {rule.probe!r}")
     if not snippet.seam:
         return Verdict(snippet, expected, None, broken="the snippet names no seam")
-    control = baseline(rule.probe, timeout=timeout, args=server_args(rule))
+    prefix = tuple(server_prefix(rule))
+    if problem := isolation_problem(prefix):
+        return Verdict(snippet, expected, None, broken=problem)
+    control = baseline(rule.probe, timeout=timeout, args=server_args(rule), prefix=prefix)
     if control.finding.status != "PASS":
         reason = f"the probe does not pass against the unmodified reference server ({control.finding.status}: {control.finding.summary})"
         return Verdict(snippet, expected, control.finding, broken=reason, stderr_tail=control.stderr[-8:])
@@ -230,7 +260,7 @@ def verify(snippet: Snippet, rule: Rule, *, timeout: float = 5.0) -> Verdict:
         snippet_file.write_text(snippet_source(snippet), encoding="utf-8")
         smoke = tool_name(snippet) if snippet.seam == TOOL_SEAM else None
         run = _run_probe(rule.probe, [*server_args(rule), "--seam", f"{snippet.seam}={snippet_file}"], timeout=timeout,
-                         smoke_tool=smoke)
+                         smoke_tool=smoke, prefix=prefix)
     stderr = list(run.stderr)
     if LOAD_FAILURE_EXIT in run.exit_codes:
         broken = next((ln for ln in stderr if "cannot load seam" in ln), "the reference server could not load the snippet")

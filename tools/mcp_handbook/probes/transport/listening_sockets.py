@@ -16,7 +16,7 @@ from ..support import Finding, Target, failed, not_applicable, passed, session_w
 
 
 @dataclass(frozen=True, slots=True)
-class _Listener:
+class Listener:
     pid: int
     kind: str
     address: str
@@ -25,7 +25,7 @@ class _Listener:
         return f"pid {self.pid} listens on {self.kind} {self.address}"
 
 
-def _session_pids(sid: int) -> list[int]:
+def session_pids(sid: int) -> list[int]:
     """The server and every process it started (they share its session: it was started with a new one)."""
     pids = []
     for name in os.listdir("/proc"):
@@ -67,9 +67,9 @@ def _ip_port(hexaddr: str) -> str:
     return f"{ip}:{int(port, 16)}"
 
 
-def _listening(pids: list[int]) -> list[_Listener]:
+def listening(pids: list[int]) -> list[Listener]:
     """Listening TCP sockets, bound unconnected UDP sockets and listening Unix sockets held by ``pids``."""
-    found: list[_Listener] = []
+    found: list[Listener] = []
     for pid in pids:
         inodes = _socket_inodes(pid)
         if not inodes:
@@ -84,12 +84,12 @@ def _listening(pids: list[int]) -> list[_Listener]:
                 cols = row.split()
                 if table == "unix":
                     if len(cols) >= 7 and cols[6] in inodes and int(cols[3], 16) & 0x10000:  # __SO_ACCEPTCON
-                        found.append(_Listener(pid, "unix", cols[7] if len(cols) > 7 else "(unnamed)"))
+                        found.append(Listener(pid, "unix", cols[7] if len(cols) > 7 else "(unnamed)"))
                 elif len(cols) >= 10 and cols[9] in inodes:
                     listening = (cols[3] == "0A" if table.startswith("tcp")
                                  else cols[2].endswith(":0000") and not cols[1].endswith(":0000"))
                     if listening:
-                        found.append(_Listener(pid, table, _ip_port(cols[1])))
+                        found.append(Listener(pid, table, _ip_port(cols[1])))
     return found
 
 
@@ -101,8 +101,8 @@ def no_listening_sockets(target: Target) -> Finding:
         return not_applicable("this platform has no /proc: listening sockets cannot be inspected")
     session, _init, _tools = session_with_tools(target)
     session.request("ping", timeout=target.timeout)
-    pids = _session_pids(session.pid)
-    listeners = _listening(pids)
+    pids = session_pids(session.pid)
+    listeners = listening(pids)
     if listeners:
         return failed("listening_socket", f"the server listens on {len(listeners)} socket(s): a stdio server needs none",
                       *[str(x) for x in listeners[:6]], *session.transcript(limit=6))
