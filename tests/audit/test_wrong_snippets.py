@@ -19,7 +19,7 @@ from mcp_handbook import load_corpus
 from mcp_handbook.audit import AuditOptions, AuditResult, run_audit
 from mcp_handbook.model import Rule, Snippet
 from mcp_handbook.probes import PROBES
-from mcp_handbook.seams import server_args
+from mcp_handbook.seams import server_args, server_prefix
 from mcp_handbook.verify import snippet_source
 
 pytestmark = pytest.mark.slow  # an audit per WRONG block
@@ -36,6 +36,10 @@ def _wrong_snippets() -> list:
         pytest.param(rule, snippet, id=snippet.name)
         for rule in CORPUS.rules
         if rule.check == "automated" and rule.probe in PROBES and rule.path not in drafts
+        # a rule proved only in a private network namespace (its WRONG blocks listen beyond loopback) is never
+        # started here: an audit by URL cannot see where a server listens (it says N/A, not checked: see
+        # test_audit_http), and starting the block outside the namespace would listen on every interface
+        and not server_prefix(rule)
         for snippet in rule.snippets_of("wrong")
         if snippet.language == "python" and snippet.seam
     ]
