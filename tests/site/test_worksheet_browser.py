@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from worksheet_helpers import TRICKY, answer, checked_status, export, row
+from worksheet_helpers import TRICKY, answer, checked_status, export, import_file, row
 
 from mcp_handbook.export import COLUMNS, STAMP_COLUMNS, STATUSES, WRITERS, Stamp, worksheet_rows
 from mcp_handbook.export.filters import normalise
@@ -92,8 +92,7 @@ def test_a_json_export_resumes_the_review_in_a_fresh_browser(new_visit: Any, cor
     two = new_visit()
     fresh = two.open("worksheet/")
     assert checked_status(fresh, first) == ""
-    fresh.locator("[data-hb-import]").set_input_files(str(exported))
-    fresh.locator(".hb-ws-message", has_text="Imported").wait_for()
+    assert "Imported" in import_file(fresh, exported)
     assert checked_status(fresh, first) == "Fail"
     assert row(fresh, first).locator('textarea[data-field="notes"]').input_value() == TRICKY
     fresh.reload()
@@ -111,10 +110,7 @@ def test_an_import_with_a_bad_row_names_row_and_column_and_changes_nothing(visit
     bad["items"][-1]["status"] = "Passed"
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(bad), encoding="utf-8")
-    page.locator("[data-hb-import]").set_input_files(str(path))
-    message = page.locator(".hb-ws-message.hb-ws-error")
-    message.wait_for()
-    text = message.inner_text()
+    text = import_file(page, path, ok=False)
     assert f"bad.json: row {len(ids)} ({ids[-1]}), column status" in text and "nothing was imported" in text
     assert checked_status(page, ids[0]) == "Pass", "a rejected import must not apply its good rows"
     visit.assert_clean()

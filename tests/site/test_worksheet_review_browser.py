@@ -14,7 +14,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from worksheet_helpers import answer, checked_status, export, export_file, page_data, row, select_filter, statuses, visible_ids
+from worksheet_helpers import answer, checked_status, export, export_file, import_file, page_data, row, select_filter, statuses, visible_ids
 
 from mcp_handbook.cli import main
 from mcp_handbook.export import load_schema
@@ -288,8 +288,7 @@ def test_an_import_brings_back_the_review_record(new_visit: Any, corpus: Corpus,
     path = export_file(page, "json", tmp_path)
     two = new_visit()
     fresh = two.open("worksheet/")
-    fresh.locator("[data-hb-import]").set_input_files(str(path))
-    fresh.locator(".hb-ws-message", has_text="Imported").wait_for()
+    assert "Imported" in import_file(fresh, path)
     assert {n: fresh.locator(f'input[data-hb-review="{n}"]').input_value() for n in REVIEW} == REVIEW
     assert checked_status(fresh, corpus.rules[0].id) == "Fail"
     one.assert_clean()
@@ -422,10 +421,7 @@ def test_importing_an_earlier_versions_export_says_what_changed_and_what_was_lef
     document = {"format": "mcp-handbook-worksheet", "format_version": 1, "doctrine_version": version, "items": items}
     path = tmp_path / "old.json"
     path.write_text(json.dumps(document), encoding="utf-8")
-    page.locator("[data-hb-import]").set_input_files(str(path))
-    message = page.locator(".hb-ws-message.hb-ws-ok")
-    message.wait_for()
-    text = message.inner_text()
+    text = import_file(page, path)
     assert f"It was exported from doctrine {version}; this page is doctrine {corpus.version}." in text
     assert f"Not in doctrine {corpus.version}, so not imported (1): ZZZ-999." in text
     if version in data["earlier"] and first in data["earlier"][version]["changed"]:

@@ -57,6 +57,15 @@ def export(page: Any, kind: str, dest: Path) -> str:
     return export_file(page, kind, dest).read_text(encoding="utf-8")
 
 
+def import_file(page: Any, path: Path, *, ok: bool = True) -> str:
+    """Choose ``path`` in the Import control and wait for the page's verdict: the message it shows (an error
+    message when ``ok`` is False)."""
+    page.locator("[data-hb-import]").set_input_files(str(path))
+    message = page.locator(".hb-ws-message." + ("hb-ws-ok" if ok else "hb-ws-error"))
+    message.wait_for()
+    return message.inner_text()
+
+
 def page_data(page: Any) -> dict[str, Any]:
     """The JSON block the build embedded for the page's script."""
     return json.loads(page.locator("#hb-worksheet-data").text_content())

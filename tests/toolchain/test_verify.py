@@ -57,7 +57,8 @@ def test_a_legacy_era_rule_is_proved_against_a_legacy_only_server(project_root: 
     server/discover itself, so the block's branch would never run; a legacy-era rule is proved against
     ``--legacy-only``, and silencing that branch must then make the CORRECT block fail."""
     corpus = load_corpus(project_root)
-    rule = corpus.rule("TRN-007") if hasattr(corpus, "rule") else next(r for r in corpus.rules if r.id == "TRN-007")
+    rule = corpus.rule("TRN-007")
+    assert rule is not None
     assert "legacy-era" in rule.conditions
     correct = next(s for s in rule.snippets if s.kind == "correct")
     branch = '        hint = f" ({LEGACY_HINT})" if method == "server/discover" else ""\n'

@@ -85,7 +85,8 @@ def snippet_source(snippet: Snippet) -> str:
 
 
 SEAM_CALLED_FILE = "HB_SEAM_CALLED"
-"""The reference server appends each mounted seam's name to this file the first time its snippet runs."""
+"""The reference server appends each mounted seam's name to the file this variable names, the first time its snippet runs
+(``reference_server.snippet_guard.CALLED_FILE``: the same name, read across the process boundary)."""
 
 
 def _never_ran(snippet: Snippet, run: _Run) -> str:

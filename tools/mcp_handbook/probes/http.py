@@ -20,10 +20,12 @@ from urllib.parse import urlsplit
 from .support import (
     LATEST_LEGACY,
     MODERN_REVISION,
+    PROBE_CLIENT,
     ProbeAbort,
     Target,
     failed,
     not_applicable,
+    modern_meta,
 )
 
 LISTENING = re.compile(r"listening on (?P<url>https?://\S+)")
@@ -141,14 +143,13 @@ def initialize_message(rid: int = 1) -> dict[str, Any]:
     """A handshake-era ``initialize`` request (2025-11-25)."""
     return {"jsonrpc": "2.0", "id": rid, "method": "initialize",
             "params": {"protocolVersion": LATEST_LEGACY, "capabilities": {},
-                       "clientInfo": {"name": "mcp-handbook-probe", "version": "1.0"}}}
+                       "clientInfo": dict(PROBE_CLIENT)}}
 
 
 def discover_message(rid: int = 1) -> dict[str, Any]:
     """A 2026-07-28 ``server/discover`` request with the ``_meta`` that revision requires."""
     return {"jsonrpc": "2.0", "id": rid, "method": "server/discover",
-            "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": MODERN_REVISION,
-                                 "io.modelcontextprotocol/clientCapabilities": {}}}}
+            "params": {"_meta": modern_meta()}}
 
 
 DISCOVER_HEADERS = {"MCP-Protocol-Version": MODERN_REVISION, "Mcp-Method": "server/discover"}

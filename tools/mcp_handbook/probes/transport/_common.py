@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..support import LATEST_LEGACY, Target, WireTimeout, silence_reason
+from ..support import LATEST_LEGACY, PROBE_CLIENT, Target, WireTimeout, silence_reason
 
 
 def init_params(version: Any = LATEST_LEGACY, **extra: Any) -> dict[str, Any]:
     """The params of an ``initialize`` request asking for ``version`` (plus ``extra`` members such as ``_meta``)."""
-    return {"protocolVersion": version, "capabilities": {},
-            "clientInfo": {"name": "mcp-handbook-probe", "version": "1"}, **extra}
+    return {"protocolVersion": version, "capabilities": {}, "clientInfo": dict(PROBE_CLIENT), **extra}
 
 
 def control_silence(target: Target) -> str:

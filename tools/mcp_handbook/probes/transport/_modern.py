@@ -12,27 +12,14 @@ from typing import Any
 
 from ...wire import WireSession
 from ..support import (
-    MODERN_REVISION, ProbeAbort, Target, WireTimeout, compact, failed, not_applicable, silence_reason,
+    MODERN_REVISION, ProbeAbort, Target, WireTimeout, compact, failed, modern_meta, not_applicable, silence_reason,
 )
 from ._common import control_silence
 
-PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
-CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
-CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 NOT_MODERN = "does not apply: the server does not speak 2026-07-28"
 """The N/A a legacy-only server gets from every 2026-07-28 probe (never a FAIL)."""
 MAX_PAGES = 20
 """The most ``tools/list`` pages a probe follows."""
-
-
-def modern_meta(*, drop: str = "", **override: Any) -> dict[str, Any]:
-    """The ``_meta`` of a 2026-07-28 request: version, client identity, capabilities; ``drop`` leaves one key out
-    and ``override`` replaces values by key (``version=...``)."""
-    meta: dict[str, Any] = {PROTOCOL_VERSION: override.get("version", MODERN_REVISION),
-                            CLIENT_INFO: {"name": "mcp-handbook-probe", "version": "1"},
-                            CLIENT_CAPABILITIES: {}}
-    meta.pop(drop, None)
-    return meta
 
 
 def modern_request(session: WireSession, method: str, params: dict[str, Any] | None = None, *,

@@ -13,13 +13,11 @@ import time
 
 from ..registry import probe
 from ..support import (
-    KNOWN_REVISIONS, MODERN_REVISION, compact, failed, Finding, passed, send_request, Target, WireTimeout,
+    KNOWN_REVISIONS, compact, failed, Finding, modern_meta, passed, send_request, Target, WireTimeout,
 )
 from ._common import control_silence, init_params
 
-MODERN_META = {"io.modelcontextprotocol/protocolVersion": MODERN_REVISION,
-               "io.modelcontextprotocol/clientInfo": {"name": "mcp-handbook-probe", "version": "1"},
-               "io.modelcontextprotocol/clientCapabilities": {}}
+MODERN_META = modern_meta()
 """The envelope a dual-era client puts on its first request."""
 
 

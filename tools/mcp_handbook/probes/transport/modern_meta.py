@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..registry import probe
-from ..support import Finding, Target, compact, failed, passed
-from ._modern import CLIENT_CAPABILITIES, PROTOCOL_VERSION, modern_meta, modern_request, modern_session
+from ..support import CLIENT_CAPABILITIES, PROTOCOL_VERSION, Finding, Target, compact, failed, modern_meta, passed
+from ._modern import modern_request, modern_session
 
 UNSERVED_VERSION = "1900-01-01"
 """A version no server serves (the specification's own example)."""
