@@ -69,14 +69,14 @@ def test_structured_content_not_mirrored_is_tool_014s_reason_only() -> None:
 # -- 2. a tool slow by design is not checked; the other tools are judged on a fresh session ---------------------
 
 def test_a_slow_tool_is_not_checked_and_the_next_tool_is_judged(run_probe) -> None:
-    finding = run_probe("structured_output", "slow", timeout=0.5)
+    finding = run_probe("structured_output", "slow", timeout=2.0)
     assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
-    assert any(row.startswith("not checked: rebuild_index did not answer within 0.5 s") for row in finding.evidence)
+    assert any(row.startswith("not checked: rebuild_index did not answer within 2 s") for row in finding.evidence)
     assert any(row.startswith("read_multiple_files(") for row in finding.evidence), finding.evidence
 
 
 def test_a_slow_tool_alone_is_not_checked_never_failed(run_probe) -> None:
     for name in ("structured_output", "structured_output_mirrored"):
-        finding = run_probe(name, "slow-only", timeout=0.5)
+        finding = run_probe(name, "slow-only", timeout=2.0)
         assert finding.status == "N/A", (name, finding.reason, finding.summary)
-        assert finding.summary.startswith("not checked: rebuild_index did not answer within 0.5 s"), finding.summary
+        assert finding.summary.startswith("not checked: rebuild_index did not answer within 2 s"), finding.summary

@@ -61,14 +61,14 @@ def test_mixed_conventions_on_one_server_fail(run_probe) -> None:
 # -- 2. a tool slow by design is not checked; the others are judged ---------------------------------------------
 
 def test_a_slow_listing_tool_is_not_checked_and_the_fast_one_is_judged(run_probe) -> None:
-    finding = run_probe("list_results_capped", "ux_slow_listing", timeout=0.5)
+    finding = run_probe("list_results_capped", "ux_slow_listing", timeout=2.0)
     assert finding.status == "PASS", finding
     assert any("list_files" in row and "truncated" in row for row in finding.evidence)
-    assert any(row.startswith("not checked: list_items did not answer within 1 s") for row in finding.evidence)
+    assert any(row.startswith("not checked: list_items did not answer within 4 s") for row in finding.evidence)
 
 
 def test_a_slow_tool_does_not_hide_the_other_tools_errors(run_probe) -> None:
-    finding = run_probe("error_next_step", "ux_slow_listing", timeout=0.5)
+    finding = run_probe("error_next_step", "ux_slow_listing", timeout=2.0)
     assert finding.status == "PASS", finding
     assert any("list_files" in row for row in finding.evidence)
     assert any(row.startswith("not checked: list_items did not answer") for row in finding.evidence)

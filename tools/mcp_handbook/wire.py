@@ -70,6 +70,17 @@ class Message:
     value: Any
 
 
+def with_request_meta(message: dict[str, Any], meta: dict[str, Any] | None) -> dict[str, Any]:
+    """``message`` with ``meta`` as its ``params._meta`` when it is a request that carries none (a 2026-07-28 session
+    puts its envelope on every request); unchanged otherwise, so a probe can still send a request without it."""
+    if meta is None or "id" not in message or not isinstance(message.get("method"), str):
+        return message
+    params = message.get("params", {})
+    if not isinstance(params, dict) or "_meta" in params:
+        return message
+    return {**message, "params": {**params, "_meta": meta}}
+
+
 class WireTimeout(Exception):
     """The server did not answer within the deadline."""
 
@@ -119,6 +130,8 @@ class WireSession:
         self._garbage_at = 0.0
         self._last_out_at = 0.0
         self._next_id = 0
+        self.request_meta: dict[str, Any] | None = None
+        """``params._meta`` added to every request that has none (the 2026-07-28 era); None in the handshake era."""
         self._readers = [
             threading.Thread(target=self._pump, args=(self.proc.stdout, "stdout", self._out), daemon=True),
             threading.Thread(target=self._pump, args=(self.proc.stderr, "stderr", self._err), daemon=True),
@@ -214,6 +227,7 @@ class WireSession:
             return False
 
     def send(self, message: dict[str, Any]) -> bool:
+        message = with_request_meta(message, self.request_meta)
         return self.send_raw(json.dumps(message, separators=(",", ":")).encode() + b"\n")
 
     def new_id(self) -> int:

@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hostile"))
 import tiny  # noqa: E402
 
-SLOW_SECONDS = 3.0
+SLOW_SECONDS = 8.0
 MODE = tiny.option("--mode") or "plain"
 
 READ_MANY = {

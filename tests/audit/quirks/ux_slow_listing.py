@@ -3,7 +3,7 @@ request at a time (as a stdio server built on an SDK without concurrency does).
 
 ``list_items`` rebuilds its index on every call and documents that it takes about 2 seconds; ``list_files``
 answers at once with at most 20 names of a folder and says how many more there are. Both are read-only, and
-every tool error carries an ``Action:`` line. The server stays bounded: the sleep is 2 s and stdin's end stops it.
+every tool error carries an ``Action:`` line. The server stays bounded: the sleep is 8 s and stdin's end stops it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hostile"))
 import tiny  # noqa: E402
 
 PAGE = 20
-SLOW_SECONDS = 2.0
+SLOW_SECONDS = 8.0
 tiny.TOOLS = [
     {"name": "list_items", "annotations": {"readOnlyHint": True},
      "description": "List the items of the workspace index, 20 at a time. Takes about 2 seconds: the index is "

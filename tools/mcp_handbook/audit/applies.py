@@ -31,21 +31,19 @@ def _http(facts: ServerFacts) -> Answer:
 
 
 def _legacy_era(facts: ServerFacts) -> Answer:
-    if facts.transport == "http" and facts.answered:
-        if any(era.endswith("(initialize)") for era in facts.eras):
-            return True, "the server answered initialize over HTTP"
-        return False, "over HTTP the server answered server/discover only, not initialize"
-    if facts.answered:
+    if facts.legacy:
         return True, f"the server answered initialize (protocol {facts.protocol_version or '?'})"
+    if facts.answered:
+        return False, "the server answered server/discover only, not initialize"
     return None, "the server did not complete the handshake"
 
 
 def _modern_era(facts: ServerFacts) -> Answer:
-    if facts.transport == "http" and facts.answered:
-        if any(era.startswith("2026-07-28") for era in facts.eras):
-            return True, "the server answered a 2026-07-28 server/discover over HTTP"
-        return False, "over HTTP the server answered initialize only, not a 2026-07-28 server/discover"
-    return None, "over stdio the preflight sends initialize only; the probe asks server/discover itself"
+    if facts.modern:
+        return True, "the server answered a 2026-07-28 server/discover"
+    if facts.modern is False and facts.answered:
+        return False, "the server answered initialize but not a 2026-07-28 server/discover"
+    return None, "the preflight did not learn whether the server answers server/discover"
 
 
 def _pages_lists(facts: ServerFacts) -> Answer:
@@ -59,9 +57,10 @@ def _pages_lists(facts: ServerFacts) -> Answer:
 def _logging_capability(facts: ServerFacts) -> Answer:
     if not facts.answered:
         return None, "the server did not complete the handshake"
+    opening = "initialize" if facts.legacy else "server/discover"
     if "logging" in facts.capabilities:
-        return True, "initialize declared the logging capability"
-    return False, "initialize declared no logging capability"
+        return True, f"{opening} declared the logging capability"
+    return False, f"{opening} declared no logging capability"
 
 
 def _declares_output_schema(facts: ServerFacts) -> Answer:

@@ -15,7 +15,7 @@ from pathlib import Path
 from .. import load_corpus
 from ..fields import PROFILES
 from ..model import Corpus
-from .engine import AuditError, run_audit
+from .engine import ERAS, AuditError, run_audit
 from .plan import AuditOptions
 from .sheet import formats, write_audit_worksheet
 from .summary import summary_lines
@@ -81,7 +81,7 @@ def _options(args: argparse.Namespace, corpus: Corpus) -> AuditOptions:
         roots=tuple(args.server_roots or ()), tool_calls=not args.no_tool_calls,
         timeout=args.timeout, probe_timeout=args.probe_timeout, wait=args.wait, jobs=args.jobs,
         allow_tool_calls=allow, rules=frozenset(args.rule) if args.rule else None, gate=args.gate,
-        url=_url(args), headers=_headers(args),
+        url=_url(args), headers=_headers(args), era=args.era,
     )
 
 
@@ -182,6 +182,9 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
                    help="with --url: send this header with every request (repeatable), such as a bearer token")
     p.add_argument("--allow-remote", action="store_true",
                    help="with --url: allow a URL that is not on loopback (the audit sends hostile requests there)")
+    p.add_argument("--era", choices=ERAS, default=DEFAULTS.era,
+                   help="the protocol era the probes speak: auto (the initialize handshake when the server answers it, "
+                        "else 2026-07-28), handshake, or 2026-07-28; run once per era to audit a dual-era server in both")
     p.add_argument("--format", choices=formats(), help="worksheet format (default: from the -o suffix)")
     p.add_argument("-o", "--output", required=True, help="the worksheet file to write")
     p.add_argument("--timeout", type=_positive, default=DEFAULTS.timeout, metavar="S", help="seconds for the whole audit (default %(default)g)")

@@ -21,12 +21,12 @@ from pathlib import Path
 
 from ..model import Corpus, Rule
 from ..probes.registry import Probe
-from ..probes.support import Finding, Target, failed, mask, not_applicable
+from ..probes.support import MODERN_REVISION, Finding, Target, failed, mask, not_applicable
 from .applies import does_not_apply
 from .contain import Contained
 from .guard import ToolCallGuard
 from .plan import DOES_NOT_APPLY, NOT_CHECKED, AuditOptions, AuditResult, RuleFinding
-from .preflight import ServerFacts, handshake, http_handshake
+from .preflight import ServerFacts, handshake
 from .target import AuditTarget, audit_env
 
 
@@ -79,7 +79,8 @@ class _Targets:
         for target in self.made:
             target.kill()
 
-    def make(self, name: str, *, wait: float, guard: ToolCallGuard, allow: frozenset[str] | None) -> AuditTarget:
+    def make(self, name: str, *, wait: float, guard: ToolCallGuard, allow: frozenset[str] | None,
+             modern: bool = False) -> AuditTarget:
         home = self.root / f"{len(self.made) + 1:03d}-{name}"
         workspace, tmp = home / "ws", home / "tmp"
         workspace.mkdir(parents=True)
@@ -89,7 +90,7 @@ class _Targets:
         target = AuditTarget(
             argv=argv, workspace=workspace, env=env, canary=self.canary, allow_tool_calls=allow,
             timeout=wait, guard=replace(guard, blocked=[]), root=self.served_root(workspace),
-            transport="http" if self.url else "stdio", url=self.url, http_headers=self.headers,
+            transport="http" if self.url else "stdio", url=self.url, http_headers=self.headers, modern=modern,
         )
         self.made.append(target)
         return target
@@ -112,8 +113,7 @@ def _preflight(targets: _Targets, options: AuditOptions, deadline: float) -> tup
     facts = ServerFacts()
     wait = options.wait * 3  # a first start may be slow (imports, caches); later starts are warm
     target = targets.make("preflight", wait=wait, guard=ToolCallGuard(allow=frozenset()), allow=frozenset())
-    meet = http_handshake if targets.url else handshake
-    run = Contained("preflight", lambda t: meet(facts, t), target, limit=min(wait * 2 + 5, deadline - time.monotonic()))
+    run = Contained("preflight", lambda t: handshake(facts, t), target, limit=min(wait * 2 + 5, deadline - time.monotonic()))
     run.start()
     while not run.done:
         if run.overdue(time.monotonic()):
@@ -183,9 +183,11 @@ def run_audit(
                            url=options.url, headers=options.headers)
         try:
             facts, pre = _preflight(targets, options, deadline)
+            _choose_era(facts, options.era)
             plan = _plan(corpus, options)
             elsewhere = {r.id: why for rules in plan.values() for r in rules if (why := does_not_apply(r, facts))}
-            unseen = {r.id for rules in plan.values() for r in rules if r.id not in elsewhere and not _reachable(r, facts)}
+            unseen = {r.id: why for name, rules in plan.items() for r in rules
+                      if r.id not in elsewhere and (why := _unreachable(r, probes.get(name), facts))}
             runnable = {name: rules for name, rules in plan.items()
                         if any(r.id not in elsewhere and r.id not in unseen for r in rules)}
             if not facts.answered:  # every probe would meet the same wall and wait on it again: report it once
@@ -206,7 +208,7 @@ def run_audit(
         verdicts = {name: _masked(finding, pre.target) for name, finding in verdicts.items()}
         findings = tuple(
             RuleFinding(rule, name, not_applicable(elsewhere[rule.id]), 0.0, na=DOES_NOT_APPLY) if rule.id in elsewhere
-            else RuleFinding(rule, name, not_applicable(STDIO_ONLY), 0.0, na=NOT_CHECKED) if rule.id in unseen
+            else RuleFinding(rule, name, not_applicable(unseen[rule.id]), 0.0, na=NOT_CHECKED) if rule.id in unseen
             else RuleFinding(rule, name, verdicts[name], runs[name].seconds if name in runs else 0.0,
                              na=_na_kind(verdicts[name]))
             for name, rules in plan.items() for rule in rules
@@ -215,8 +217,8 @@ def run_audit(
                        options)
 
 
-STDIO_ONLY = ("not checked: stdio-only probe (it starts the server and speaks to its pipes; the audit reaches this "
-              "server over HTTP only)")
+STDIO_ONLY = ("not checked: stdio-only probe (it judges the server's process: its stderr, signals, stdin, environment "
+              "or files; the audit reaches this server over HTTP only)")
 
 
 def _na_kind(finding: Finding) -> str:
@@ -228,10 +230,44 @@ def _na_kind(finding: Finding) -> str:
     return DOES_NOT_APPLY if finding.summary.startswith("does not apply:") else NOT_CHECKED
 
 
-def _reachable(rule: Rule, facts: ServerFacts) -> bool:
-    """Whether the rule's probe can reach the server the way it was audited: over HTTP only the probes of rules
-    for HTTP servers (condition ``http``) can; every probe can reach a server started over stdio."""
-    return facts.transport != "http" or "http" in rule.conditions
+HANDSHAKE_ONLY = ("not checked: handshake-era probe (it opens with initialize and uses ping, which 2026-07-28 removed; "
+                  "the server answered only server/discover)")
+
+
+def _unreachable(rule: Rule, probe: Probe | None, facts: ServerFacts) -> str:
+    """Why the rule's probe cannot reach the server the way it was audited, or ``""``. Probes registered
+    ``over_http`` judge only what the server answers, in either era; the others need the server's process (so not
+    over HTTP) and speak the handshake era (so not to a server that answered only ``server/discover``)."""
+    if probe is None or probe.over_http or "http" in rule.conditions:
+        return ""
+    if facts.transport == "http":
+        return STDIO_ONLY
+    return HANDSHAKE_ONLY if facts.answered and not facts.legacy else ""
+
+
+ERAS = ("auto", "handshake", MODERN_REVISION)
+"""What ``--era`` accepts."""
+
+
+def _choose_era(facts: ServerFacts, era: str) -> None:
+    """Speak the asked era (``--era``); a server that did not answer in it cannot be audited in it, and says so."""
+    if era == "auto" or not facts.answered:
+        return
+    speaks = facts.modern if era == MODERN_REVISION else facts.legacy
+    if not speaks:
+        facts.answered = False
+        opening = "server/discover" if era == MODERN_REVISION else "initialize"
+        facts.problem = (f"--era {era}: the server did not answer {opening} (it answered: {', '.join(facts.eras)})")
+        return
+    facts.era = era
+
+
+def _modern(rules: list[Rule], probe: Probe, facts: ServerFacts) -> bool:
+    """Whether a probe meets the server in the 2026-07-28 era: when that is the era the audit speaks
+    (:attr:`ServerFacts.era`) and the probe can (``over_http``: it is written for either era), unless a rule it
+    serves is about the handshake era."""
+    return (facts.era == MODERN_REVISION and probe.over_http
+            and not any("legacy-era" in r.conditions for r in rules))
 
 
 def _queue(
@@ -253,7 +289,7 @@ def _queue(
         if probe.calls_tools and not options.tool_calls:
             verdicts[name] = not_applicable("not checked: the probe calls tools, and the audit ran with --no-tool-calls")
             continue
-        target = targets.make(name, wait=wait, guard=guard, allow=options.allow_tool_calls)
+        target = targets.make(name, wait=wait, guard=guard, allow=options.allow_tool_calls, modern=_modern(plan[name], probe, facts))
         queue.append(Contained(name, probe.run, target, limit=limit))
     return queue, verdicts
 

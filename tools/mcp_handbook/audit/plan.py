@@ -43,6 +43,9 @@ class AuditOptions:
     """The Streamable HTTP endpoint of a running server to audit (``--url``) instead of a command."""
     headers: tuple[tuple[str, str], ...] = ()
     """Headers sent with every HTTP request (``--header``, a bearer token, say); never written to the worksheet."""
+    era: str = "auto"
+    """The era the probes speak (``--era``): ``auto`` (the handshake when the server answers ``initialize``, else
+    2026-07-28), ``handshake`` or ``2026-07-28``, to audit a dual-era server in each era in turn."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..probes.support import Finding, Target, WireTimeout, compact, failed, is_jsonrpc_message, list_tools, mask, passed
+from ..probes.support import (
+    MODERN_REVISION, Finding, Target, WireTimeout, compact, discover, failed, is_jsonrpc_message, list_tools, mask, passed,
+)
 from ..wire import MAX_LINE_BYTES, WireSession
 
 FLOOD_LINES = 1000
@@ -45,24 +47,28 @@ class ServerFacts:
     """``stdio``, or ``http`` for an audit by URL (Streamable HTTP)."""
     url: str = ""
     eras: tuple[str, ...] = ()
-    """What the server answered over HTTP: ``2025-11-25 (initialize)``, ``2026-07-28 (server/discover)``."""
+    """What the server answered: ``2025-11-25 (initialize)``, ``2026-07-28 (server/discover)``."""
+    legacy: bool = False
+    """It answered ``initialize`` (the handshake era)."""
+    modern: bool | None = None
+    """It answered ``server/discover`` (2026-07-28); None when it was not asked."""
+    era: str = "handshake"
+    """The era the probes speak: ``handshake`` when the server answered ``initialize``, else ``2026-07-28``
+    (rules about one era run their own requests whatever this is)."""
 
     def describe(self) -> str:
         if not self.answered:
             return f"the server did not complete the handshake: {self.problem}"
         info = self.server_info
         name = f"{info.get('name', '?')} {info.get('version', '')}".strip()
-        if self.transport == "http":
-            return f"{name}, answered {' and '.join(self.eras)} in {self.startup:.1f} s"
         tools = f"{len(self.tools)} tool(s)" if self.tools_listed else f"tools not listed ({self.problem})"
-        return f"{name}, protocol {self.protocol_version or '?'}, answered initialize in {self.startup:.1f} s, {tools}"
+        return f"{name}, answered {' and '.join(self.eras)} in {self.startup:.1f} s, {tools}"
 
     def transport_text(self) -> str:
         """How the server was reached, and which eras it answered there."""
-        if self.transport != "http":
-            return "stdio"
         eras = ", ".join(self.eras) or "no era answered"
-        return f"Streamable HTTP at {self.url}; answered: {eras}"
+        where = f"Streamable HTTP at {self.url}" if self.transport == "http" else "stdio"
+        return f"{where}; answered: {eras}"
 
 
 def _what_happened(session: WireSession, exc: Exception, target: Target) -> str:
@@ -93,75 +99,79 @@ def _note_stdout(facts: ServerFacts, session: WireSession, target: Target) -> No
 
 
 def handshake(facts: ServerFacts, target: Target) -> Finding:
-    """The preflight as a probe: initialize, then tools/list; record what was seen in ``facts``."""
+    """The preflight as a probe, the same over stdio and Streamable HTTP: ``initialize`` and ``tools/list`` (the
+    handshake era), then ``server/discover`` on a session of its own (2026-07-28); record in ``facts`` which eras
+    the server answered, who it says it is and its tools, listed in the era the probes will speak (:attr:`era`).
+
+    A stdio server that says nothing at all to ``initialize`` is reported at once (it is not asked again); one
+    that refuses ``initialize`` may be a 2026-07-28-only server, so it is asked ``server/discover``."""
+    facts.transport, facts.url = target.transport, target.url or ""
     session = target.start()
     began = time.monotonic()
     try:
         response = session.initialize(timeout=target.timeout)
     except WireTimeout as exc:
-        facts.problem = _what_happened(session, exc, target)
-        _note_stdout(facts, session, target)
-        return failed("no_answer", facts.problem, *session.transcript(limit=8))
-    facts.startup = time.monotonic() - began
+        if isinstance(session, WireSession):
+            facts.problem = _what_happened(session, exc, target)
+            _note_stdout(facts, session, target)
+            return failed("no_answer", facts.problem, *session.transcript(limit=8))
+        response = {"error": str(exc)}  # an HTTP endpoint that refused initialize without a JSON-RPC answer
     result = response.get("result")
-    if not isinstance(result, dict):
+    evidence = session.transcript(limit=4)
+    if isinstance(result, dict):
+        facts.startup = time.monotonic() - began
+        facts.answered = facts.legacy = True
+        _note_identity(facts, result)
+        facts.eras += (f"{facts.protocol_version or '?'} (initialize)",)
+    else:
         facts.problem = f"initialize was answered with an error: {compact(response.get('error'), 200)}"
-        return failed("no_answer", facts.problem, *session.transcript(limit=8))
-    facts.answered = True
-    facts.server_info = result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else {}
-    facts.protocol_version = str(result.get("protocolVersion", ""))
-    facts.capabilities = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
+    modern = _discover(facts, target, wait=min(target.timeout, DISCOVER_WAIT) if facts.legacy else target.timeout)
+    if modern is not None:
+        facts.startup = facts.startup or time.monotonic() - began
+        evidence += modern.transcript(limit=2)
+    if not facts.answered:
+        if facts.transport == "http":
+            facts.problem = "it answered neither initialize nor server/discover with a result (" + facts.problem + ")"
+        return failed("no_answer", facts.problem, *evidence)
+    facts.era = "handshake" if facts.legacy else MODERN_REVISION
+    lister = session if facts.legacy else modern
     try:
         pages: list[dict[str, Any]] = []
-        facts.tools = list_tools(session, timeout=target.timeout, pages=pages)
+        facts.tools = list_tools(lister, timeout=target.timeout, pages=pages)
         facts.paged = any(p.get("nextCursor") for p in pages)
         facts.tools_listed = True
     except WireTimeout as exc:
         facts.problem = f"tools/list was not answered: {exc}"
-        return failed("no_answer", facts.problem, *session.transcript(limit=8))
-    return passed(facts.describe(), *session.transcript(limit=6))
-
-
-def http_handshake(facts: ServerFacts, target: Target) -> Finding:
-    """The preflight over Streamable HTTP: ``initialize`` (the handshake era), then a 2026-07-28 ``server/discover``;
-    record which the server answered and who it says it is. A session the handshake opened is ended (DELETE)."""
-    from ..probes.http import DISCOVER_HEADERS, discover_message, endpoint, initialize_message, row, send
-    from ..probes.support import ProbeAbort
-
-    facts.transport, facts.url = "http", target.url or ""
-    began = time.monotonic()
-    evidence: list[str] = []
-    try:
-        point = endpoint(target)
-        answer = send(target, point, initialize_message())
-        evidence.append(row(point, "initialize", {}, answer))
-        message = answer.message() or {}
-        result = message.get("result")
-        if 200 <= answer.status < 300 and isinstance(result, dict):
-            facts.startup = time.monotonic() - began
-            facts.answered = True
-            facts.protocol_version = str(result.get("protocolVersion", ""))
-            facts.eras += (f"{facts.protocol_version or '?'} (initialize)",)
-            facts.server_info = result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else {}
-            facts.capabilities = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
-            session_id = answer.headers.get("mcp-session-id")
-            if session_id:
-                send(target, point, None, {"Mcp-Session-Id": session_id}, method="DELETE")
-        answer = send(target, point, discover_message(2), DISCOVER_HEADERS)
-        evidence.append(row(point, "server/discover", DISCOVER_HEADERS, answer))
-        result = (answer.message() or {}).get("result")
-        if 200 <= answer.status < 300 and isinstance(result, dict):
-            facts.startup = facts.startup or time.monotonic() - began
-            facts.answered = True
-            facts.eras += ("2026-07-28 (server/discover)",)
-            if not facts.server_info:
-                meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
-                info = meta.get("io.modelcontextprotocol/serverInfo", result.get("serverInfo"))
-                facts.server_info = info if isinstance(info, dict) else {}
-    except ProbeAbort as stop:
-        facts.problem = stop.finding.summary
-        return failed("no_answer", facts.problem, *evidence)
-    if not facts.answered:
-        facts.problem = "it answered neither initialize nor server/discover with a result (" + "; ".join(evidence) + ")"
-        return failed("no_answer", facts.problem, *evidence)
+        return failed("no_answer", facts.problem, *lister.transcript(limit=8))
     return passed(facts.describe(), *evidence)
+
+
+DISCOVER_WAIT = 3.0
+"""Seconds a server that answered ``initialize`` is given to answer ``server/discover``: a handshake-only server
+may ignore it, and that silence must not cost the whole wait."""
+
+
+def _note_identity(facts: ServerFacts, result: dict[str, Any]) -> None:
+    """Who the server says it is and what it declares, from an ``initialize`` (or shaped discover) result."""
+    facts.protocol_version = str(result.get("protocolVersion", ""))
+    facts.server_info = result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else {}
+    facts.capabilities = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
+
+
+def _discover(facts: ServerFacts, target: Target, *, wait: float) -> WireSession | None:
+    """Ask ``server/discover`` on a new session; the session when the server answers with a result, else None."""
+    session = target.start()
+    try:
+        response = discover(session, timeout=wait)
+    except WireTimeout:
+        facts.modern = False
+        return None
+    result = response.get("result")
+    if not isinstance(result, dict):
+        facts.modern = False
+        return None
+    facts.modern = facts.answered = True
+    facts.eras += ("2026-07-28 (server/discover)",)
+    if not facts.legacy:
+        _note_identity(facts, result)
+    return session

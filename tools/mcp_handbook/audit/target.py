@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..probes.support import Target, mask
-from ..wire import WireSession
+from ..wire import Message, WireSession
 from .guard import ToolCallGuard, listed_tools
 
 BASE_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
@@ -72,11 +72,18 @@ class AuditTarget(Target):
         with self.lock:  # held across the spawn, so kill() never misses a session being started
             if self.closed:
                 raise ProbeStopped("the probe's time is up; no new server process is started")
+            if self.transport == "http" and self.url is not None:
+                return self.connect(before_send=self._guard_http)
             if not self.argv:
                 raise ProbeStopped("the server is audited by URL: the auditor starts no server process")
             session = GuardedSession(self.argv, cwd=self.workspace, env=env, pass_fds=tuple(pass_fds), guard=self.guard)
             self.sessions.append(session)
         return session
+
+    def _guard_http(self, data: bytes, seen: list[Message]) -> None:
+        """The tool-call guard for a session reached by URL: the same check as :class:`GuardedSession`'s."""
+        if b"tools/call" in data:
+            self.guard.check(data, seen=listed_tools(m.value for m in seen))
 
     def _close(self) -> list[WireSession]:
         with self.lock:

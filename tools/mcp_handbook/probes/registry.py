@@ -33,6 +33,9 @@ class Probe:
     """Its own vocabulary of FAIL reasons: code -> what it means. A WRONG block proves one of these."""
     source_file: str = ""
     """The module that defines it (its source is part of every recorded proof's key)."""
+    over_http: bool = False
+    """True when it judges only what the server answers (no stderr, signals, stdin, environment or files), so it
+    runs unchanged against a server reached by URL (its sessions are then :class:`~.http_session.HttpSession`)."""
 
 
 PROBES: dict[str, Probe] = {}
@@ -59,8 +62,10 @@ def _guard(name: str, fn: ProbeFn, reasons: Mapping[str, str]) -> ProbeFn:
     return run
 
 
-def probe(name: str, title: str, *, reasons: Mapping[str, str], calls_tools: bool = False) -> Callable[[ProbeFn], ProbeFn]:
-    """Register the decorated function as probe ``name``; ``reasons`` is its FAIL vocabulary (code -> meaning)."""
+def probe(name: str, title: str, *, reasons: Mapping[str, str], calls_tools: bool = False,
+          over_http: bool = False) -> Callable[[ProbeFn], ProbeFn]:
+    """Register the decorated function as probe ``name``; ``reasons`` is its FAIL vocabulary (code -> meaning);
+    ``over_http``: it speaks only JSON-RPC, so an audit by URL runs it too (see :class:`Probe`)."""
     clash = set(reasons) & set(GENERIC_REASONS)
     if clash or not reasons:
         raise ValueError(f"probe {name}: declare at least one reason of its own, none of {', '.join(GENERIC_REASONS)}")
@@ -68,7 +73,8 @@ def probe(name: str, title: str, *, reasons: Mapping[str, str], calls_tools: boo
     def register(fn: ProbeFn) -> ProbeFn:
         if name in PROBES:
             raise ValueError(f"probe {name!r} is registered twice ({PROBES[name].source_file} and {inspect.getsourcefile(fn)})")
-        PROBES[name] = Probe(name, _guard(name, fn, reasons), title, calls_tools, dict(reasons), inspect.getsourcefile(fn) or "")
+        PROBES[name] = Probe(name, _guard(name, fn, reasons), title, calls_tools, dict(reasons), inspect.getsourcefile(fn) or "",
+                             over_http)
         return fn
 
     return register

@@ -19,10 +19,13 @@ import secrets
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..reasons import GENERIC_REASONS
 from ..wire import Message, WireSession, WireTimeout
+
+if TYPE_CHECKING:
+    from .http_session import HttpSession
 
 Status = Literal["PASS", "FAIL", "N/A"]
 
@@ -34,6 +37,7 @@ MODERN_REVISION = "2026-07-28"
 PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 PROBE_CLIENT = {"name": "mcp-handbook-probe", "version": "1"}
 """How every probe names itself as a client (``clientInfo``)."""
 
@@ -123,13 +127,30 @@ class Target:
     stderr by :func:`~.http.endpoint`."""
     http_headers: tuple[tuple[str, str], ...] = ()
     """Headers sent with every HTTP request (a bearer token the user supplies to an audit)."""
-    sessions: list[WireSession] = field(default_factory=list)
+    modern: bool = False
+    """Meet the server in the 2026-07-28 era (``server/discover``, then ``params._meta`` on every request) instead
+    of the ``initialize`` handshake: :func:`meet`. The auditor sets it for a server that does not answer
+    ``initialize``, or when asked to audit that era (``--era 2026-07-28``)."""
+    sessions: list[WireSession | HttpSession] = field(default_factory=list)
     listing: list[dict[str, Any]] | Finding | None = None
     """The tools this target listed (or the finding that says why it could not), kept for the next probe."""
 
     def start(self, *, pass_fds: Iterable[int] = (), extra_env: dict[str, str] | None = None) -> WireSession:
+        """A new session: a fresh server process on its pipes, or, once the HTTP endpoint is known, a new client
+        of it (:class:`~.http_session.HttpSession`, for a probe registered ``over_http``)."""
+        if self.transport == "http" and self.url is not None:
+            return self.connect()
         env = {**self.env, **(extra_env or {})}
         session = WireSession(self.argv, cwd=self.workspace, env=env, pass_fds=tuple(pass_fds))
+        self.sessions.append(session)
+        return session
+
+    def connect(self, before_send: Any = None) -> Any:
+        """A new JSON-RPC client of the target's HTTP endpoint, with the target's headers and timeout."""
+        from .http_session import HttpSession
+
+        assert self.url is not None
+        session = HttpSession(self.url, headers=self.http_headers, timeout=self.timeout, before_send=before_send)
         self.sessions.append(session)
         return session
 
@@ -151,18 +172,51 @@ class Target:
 
 # -- meeting the server -------------------------------------------------------------------------------------
 
-def handshake(target: Target, *, version: str = LATEST_LEGACY, **start: Any) -> tuple[WireSession, dict[str, Any]]:
-    """Start the server and complete ``initialize``; abort with ``no_answer`` when it does not answer."""
-    session = target.start(**start)
-    try:
-        response = session.initialize(version=version, timeout=target.timeout)
-    except WireTimeout as exc:
-        raise ProbeAbort(failed("no_answer", f"the server did not complete the handshake: {exc}", *session.transcript(limit=8))) from None
+def meet(session: WireSession, target: Target, *, version: str = LATEST_LEGACY) -> dict[str, Any]:
+    """Open the conversation in the target's era and return the answer: ``initialize`` then ``initialized``
+    (the handshake era, asking for ``version``), or :func:`discover` for a :attr:`Target.modern` target."""
+    if not target.modern:
+        return session.initialize(version=version, timeout=target.timeout)
+    return discover(session, timeout=target.timeout)
+
+
+def discover(session: WireSession, *, timeout: float) -> dict[str, Any]:
+    """``server/discover``, with the session set to put the 2026-07-28 envelope on every later request. Its result
+    is returned in the shape of an ``initialize`` result (``protocolVersion``, ``capabilities``, ``serverInfo``,
+    ``instructions``, plus ``supportedVersions``), so a caller reads either era's answer the same way. Raises
+    WireTimeout."""
+    session.request_meta = modern_meta()
+    response = session.request("server/discover", {}, timeout=timeout)
     result = response.get("result")
     if not isinstance(result, dict):
-        raise ProbeAbort(failed("no_answer", f"initialize was answered with an error: {compact(response.get('error'), 200)}",
+        return response
+    meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+    shaped = {"protocolVersion": MODERN_REVISION, "capabilities": result.get("capabilities"),
+              "serverInfo": meta.get(SERVER_INFO, result.get("serverInfo")), "instructions": result.get("instructions"),
+              "supportedVersions": result.get("supportedVersions")}
+    return {**response, "result": {k: v for k, v in shaped.items() if v is not None}}
+
+
+def handshake(target: Target, *, version: str = LATEST_LEGACY, **start: Any) -> tuple[WireSession, dict[str, Any]]:
+    """Start the server and meet it in its era (:func:`meet`); abort with ``no_answer`` when it does not answer."""
+    session = target.start(**start)
+    opening = "server/discover" if target.modern else "initialize"
+    try:
+        response = meet(session, target, version=version)
+    except WireTimeout as exc:
+        raise ProbeAbort(failed("no_answer", f"the server did not complete the handshake ({opening}): {exc}",
+                                *session.transcript(limit=8))) from None
+    result = response.get("result")
+    if not isinstance(result, dict):
+        raise ProbeAbort(failed("no_answer", f"{opening} was answered with an error: {compact(response.get('error'), 200)}",
                                 *session.transcript(limit=8)))
     return session, result
+
+
+def trivial_method(target: Target) -> str:
+    """A request every server answers with a result in the era the target is met in: ``ping`` in the handshake
+    era; ``server/discover`` in 2026-07-28, which removed ``ping``."""
+    return "server/discover" if target.modern else "ping"
 
 
 def list_tools(
@@ -200,7 +254,7 @@ def tools_of(target: Target) -> list[dict[str, Any]]:
     if target.listing is None:
         session = target.start()
         try:
-            session.initialize(timeout=target.timeout)
+            meet(session, target)
             target.listing = list_tools(session, timeout=target.timeout)
         except WireTimeout as exc:
             target.listing = failed("no_answer", f"tools/list could not be read: {exc}", *session.transcript(limit=8))
@@ -222,7 +276,10 @@ def send_request(session: WireSession, method: str, params: dict[str, Any] | Non
 
 
 def silence_reason(session: WireSession) -> str:
-    """The generic reason for a request the server did not answer: it exited, or it is still there, silent."""
+    """The generic reason for a request the server did not answer: it exited, or it is still there, silent (a
+    server reached by URL has no process the probe can see exit)."""
+    if not isinstance(session, WireSession):
+        return "no_answer"
     if session.wait_stdout_eof(0):  # stdout is closed: the process is gone or going, let it be reaped
         session.wait_exit(0.5)
     return "server_exited" if session.proc.poll() is not None else "no_answer"
@@ -419,8 +476,8 @@ def planted_fifo(workspace: Path) -> Iterator[str]:
 __all__ = [
     "ARGS_PARAMS", "DELAY_WORDS", "Finding", "GENERIC_REASONS", "KNOWN_REVISIONS", "LATEST_LEGACY", "MODERN_REVISION",
     "Message", "PATH_PARAMS", "PROGRAM_PARAMS", "ProbeAbort", "ROOT_UNKNOWN", "Status", "Target", "WireSession", "WireTimeout", "ask",
-    "call_tool", "callable_tools", "compact", "error_code", "failed", "fill_arguments", "fill_value", "handshake",
-    "is_error_result", "is_jsonrpc_message", "mask", "send_request", "show", "silence_reason", "list_tools", "not_applicable", "passed", "planted_fifo", "properties", "refused",
+    "call_tool", "callable_tools", "compact", "discover", "error_code", "failed", "fill_arguments", "fill_value", "handshake",
+    "is_error_result", "is_jsonrpc_message", "mask", "meet", "send_request", "show", "silence_reason", "list_tools", "not_applicable", "passed", "planted_fifo", "properties", "refused",
     "responses", "result_text", "schema_type", "served_root", "session_with_tools", "string_params", "text_blocks", "tool_name",
-    "tools_of",
+    "tools_of", "trivial_method",
 ]

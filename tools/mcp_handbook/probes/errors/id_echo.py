@@ -17,7 +17,7 @@ import secrets
 from typing import Any
 
 from ..registry import probe
-from ..support import Finding, Target, WireTimeout, compact, failed, handshake, passed, responses
+from ..support import Finding, Target, WireTimeout, compact, failed, handshake, passed, responses, trivial_method
 from ._common import same_id
 
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -30,23 +30,24 @@ ECHO_IDS: tuple[tuple[Any, Any], ...] = (  # (id for a ping, id for an unknown m
 
 
 @probe("id_echo", "response ids echo request ids verbatim, type included",
-       reasons={
+       over_http=True, reasons={
            "id_not_echoed": "no answer carries a request's id with its value and JSON type",
            "invented_id": "an answer carries an id no request used",
        })
 def id_echo(target: Target) -> Finding:
     """Success and error answers must carry the request's id exactly: same value, same JSON type."""
     session, _init = handshake(target)
+    trivial = trivial_method(target)
     sent: list[tuple[Any, str, dict[str, Any]]] = []
     for ping_id, error_id in ECHO_IDS:
-        sent.append((ping_id, "ping", {}))
+        sent.append((ping_id, trivial, {}))
         sent.append((error_id, "hb/no_such_method", {}))
     sent.append(("0x", "tools/call", {"name": f"hb_no_such_tool_{secrets.token_hex(3)}"}))
     start = len(session.stdout)
     end_id = f"hb-end-{secrets.token_hex(3)}"
     for rid, method, params in sent:
         session.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
-    session.send({"jsonrpc": "2.0", "id": end_id, "method": "ping"})
+    session.send({"jsonrpc": "2.0", "id": end_id, "method": trivial})
     try:
         session.wait_for_id(end_id, timeout=target.timeout)
         silent = ""

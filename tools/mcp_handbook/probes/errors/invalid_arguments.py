@@ -34,7 +34,7 @@ def _client_text(response: dict[str, Any]) -> str:
 
 
 @probe("invalid_arguments_feedback", "invalid arguments get an isError result naming the field", calls_tools=True,
-       reasons={
+       over_http=True, reasons={
            "invalid_args_as_protocol_error": "invalid arguments got a JSON-RPC error where (since 2025-11-25) an isError "
                                              "result the model can read was due",
            "invalid_args_accepted": "a call with invalid arguments was answered as a success",

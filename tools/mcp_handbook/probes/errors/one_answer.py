@@ -15,13 +15,13 @@ from typing import Any
 
 from ..registry import probe
 from ..support import (
-    Finding, Target, WireTimeout, callable_tools, compact, failed, passed, responses, session_with_tools,
+    Finding, Target, WireTimeout, callable_tools, compact, failed, passed, responses, session_with_tools, trivial_method,
 )
 from ._common import bad_cases, describe, same_id
 
 
 @probe("one_answer_per_request", "each request answered once, notifications never", calls_tools=True,
-       reasons={
+       over_http=True, reasons={
            "unanswered_request": "a request (the closing ping included) got no answer",
            "answered_twice": "a request got more than one answer",
            "ping_answered_with_error": "a ping got an error instead of its result: the request (id 0, \"\" or -1) "
@@ -33,10 +33,12 @@ def one_answer_per_request(target: Target) -> Finding:
     """Mix requests (falsy ids included) with notifications; count the answers each id got."""
     session, _init, listed = session_with_tools(target)
     tools = callable_tools(target, listed)
+    trivial = trivial_method(target)
     requests: list[dict[str, Any]] = [
-        {"jsonrpc": "2.0", "id": 0, "method": "ping"},
-        {"jsonrpc": "2.0", "id": "", "method": "ping"},
-        {"jsonrpc": "2.0", "id": -1, "method": "ping", "params": {"_meta": {"progressToken": "hb"}}},
+        {"jsonrpc": "2.0", "id": 0, "method": trivial},
+        {"jsonrpc": "2.0", "id": "", "method": trivial},
+        {"jsonrpc": "2.0", "id": -1, "method": trivial,
+         "params": {"_meta": {**(session.request_meta or {}), "progressToken": "hb"}}},
         {"jsonrpc": "2.0", "id": "hb-unknown", "method": "hb/no_such_method"},
         {"jsonrpc": "2.0", "id": "hb-list", "method": "tools/list"},
         {"jsonrpc": "2.0", "id": "hb-no-tool", "method": "tools/call",
@@ -62,7 +64,7 @@ def one_answer_per_request(target: Target) -> Finding:
     evidence = [f">>> {compact(m, 120)}" for m in [*requests, *notifications]]
     problems: list[tuple[str, str]] = []  # (reason, what happened)
     tail: list[str] = []
-    session.send({"jsonrpc": "2.0", "id": end_id, "method": "ping"})
+    session.send({"jsonrpc": "2.0", "id": end_id, "method": trivial})
     try:
         session.wait_for_id(end_id, timeout=target.timeout)
     except WireTimeout as exc:
@@ -82,7 +84,7 @@ def one_answer_per_request(target: Target) -> Finding:
             problems.append(("unanswered_request", f"{label}: no answer"))
         elif len(got) > 1:
             problems.append(("answered_twice", f"{label}: {len(got)} answers"))
-        elif request["method"] == "ping" and "result" not in got[0]:
+        elif request["method"] == trivial and "result" not in got[0]:
             problems.append(("ping_answered_with_error",
                              f"{label}: answered with an error, not handled as a request: {describe(got[0])}"))
     sent_ids = [r["id"] for r in requests]

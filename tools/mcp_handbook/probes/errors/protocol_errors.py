@@ -38,7 +38,7 @@ def _provoke(session: WireSession, target: Target, init: dict[str, Any],
     if real is not None:
         cases.append(("tools/call with arguments that are not an object", -32602, "tools/call",
                       {"name": real, "arguments": "not-an-object"}))
-    if "logging" in (init.get("capabilities") or {}):
+    if "logging" in (init.get("capabilities") or {}) and not target.modern:  # 2026-07-28 removed logging/setLevel
         cases.append(("logging/setLevel with an unknown level", -32602, "logging/setLevel", {"level": "hb-loud"}))
     out: list[tuple[str, Any, dict[str, Any] | None]] = []
     for n, (label, code, method, params) in enumerate(cases):
@@ -57,7 +57,7 @@ def _provoke(session: WireSession, target: Target, init: dict[str, Any],
 
 
 @probe("protocol_error_codes", "protocol faults get -32601 / -32602 / -32700", calls_tools=True,
-       reasons={
+       over_http=True, reasons={
            "wrong_error_code": "a protocol fault got a JSON-RPC error with another code than the standard one",
            "unknown_tool_succeeded": "a tools/call of a tool the server never listed got a success result: the client "
                                      "is told that a tool which does not exist ran",
@@ -97,7 +97,7 @@ def protocol_error_codes(target: Target) -> Finding:
 
 
 @probe("clean_protocol_errors", "JSON-RPC errors carry no trace, path or secret", calls_tools=True,
-       reasons={
+       over_http=True, reasons={
            "leaked_secret": "a JSON-RPC error's message or data carries the secret from the server's environment",
            "leaked_internals": "a JSON-RPC error's message or data carries a stack trace, the workspace path or a "
                                "source path",

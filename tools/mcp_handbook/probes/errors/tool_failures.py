@@ -22,7 +22,7 @@ MAX_CASES = 6
 
 
 @probe("tool_failures_are_results", "tool failures come back as isError results", calls_tools=True,
-       reasons={
+       over_http=True, reasons={
            "failure_as_protocol_error": "a tool's failure (deliberate, a missing file, invalid arguments) came back "
                                         "as a JSON-RPC error, not as a result",
            "failure_reported_as_success": "a deliberate failure or an invalid call came back without isError: true",

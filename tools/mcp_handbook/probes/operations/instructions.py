@@ -15,7 +15,7 @@ INSTRUCTIONS_BUDGET = 2000
 
 
 @probe("instructions_budget", "instructions stay within the handbook's size budget",
-       reasons={
+       over_http=True, reasons={
            "instructions_not_string": "instructions is present but not a string",
            "instructions_over_budget": f"instructions are longer than the handbook's {INSTRUCTIONS_BUDGET:,}-character budget",
        })

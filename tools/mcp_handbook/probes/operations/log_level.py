@@ -35,7 +35,7 @@ def _set_level(session: WireSession, level: str, timeout: float) -> dict[str, An
 
 
 @probe("log_level_honoured", "notifications/message respect logging/setLevel", calls_tools=True,
-       reasons={
+       over_http=True, reasons={
            "set_level_refused": "logging/setLevel with a valid level was refused or never answered",
            "below_level_sent": "a notifications/message below the level set arrived after logging/setLevel",
            "bad_level_name": "a notifications/message carries a level that is not a syslog level name",

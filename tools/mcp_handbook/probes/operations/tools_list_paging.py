@@ -43,7 +43,7 @@ def _listing(session: WireSession, timeout: float) -> tuple[list[str], list[str]
 
 
 @probe("tools_list_paging", "tools/list is deterministic and refuses invalid cursors with -32602",
-       reasons={
+       over_http=True, reasons={
            "listing_failed": "a page of tools/list (the first, or one the server's own cursor asked for) was refused or malformed",
            "cursor_not_string": "the server issued a nextCursor that is not a string",
            "duplicate_names": "a tool name is listed more than once across pages",

@@ -49,7 +49,7 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
     return problems
 
 
-@probe("annotations_explicit", "behaviour hints are set explicitly, not left to defaults", reasons=REASONS)
+@probe("annotations_explicit", "behaviour hints are set explicitly, not left to defaults", over_http=True, reasons=REASONS)
 def annotations_explicit(target: Target) -> Finding:
     """readOnlyHint and openWorldHint always, destructiveHint and idempotentHint on every tool that may write."""
     return judge_each_tool(target, _problems, reasons=REASONS,

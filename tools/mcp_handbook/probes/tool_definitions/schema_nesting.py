@@ -51,7 +51,7 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
     return problems
 
 
-@probe("flat_input_schemas", "arguments nest objects at most one level deep", reasons=REASONS)
+@probe("flat_input_schemas", "arguments nest objects at most one level deep", over_http=True, reasons=REASONS)
 def flat_input_schemas(target: Target) -> Finding:
     """No argument nests objects more than one level deep."""
     return judge_each_tool(target, _problems, reasons=REASONS,

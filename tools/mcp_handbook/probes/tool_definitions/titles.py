@@ -36,7 +36,7 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
     return []
 
 
-@probe("tool_titles", "every tool has a human-readable top-level title", reasons=REASONS)
+@probe("tool_titles", "every tool has a human-readable top-level title", over_http=True, reasons=REASONS)
 def tool_titles(target: Target) -> Finding:
     """Every tool has a human-readable top-level title that is not its name."""
     return judge_each_tool(target, _problems, reasons=REASONS,

@@ -51,6 +51,7 @@ def modern_session(target: Target) -> tuple[WireSession, dict[str, Any]]:
     A server that answers neither gets the generic reason: its silence says nothing about the rule.
     """
     session = target.start()
+    session.request_meta = modern_meta()  # a session of this era: every request it sends is of this era
     answer = ask_discover(session, target)
     result = answer.get("result")
     if not isinstance(result, dict):

@@ -17,7 +17,7 @@ FOREIGN_ORIGINS = ("http://attacker.example", "http://localhost.attacker.example
 
 
 @probe("http_foreign_origin", "a request with a foreign Origin gets 403",
-       reasons={"foreign_origin_served": "a request with a foreign Origin was served (2xx)",
+       over_http=True, reasons={"foreign_origin_served": "a request with a foreign Origin was served (2xx)",
                 "foreign_origin_not_403": "a request with a foreign Origin was answered with a status other than 403"})
 def http_foreign_origin(target: Target) -> Finding:
     point = endpoint(target)

@@ -56,7 +56,7 @@ def _visible_ascii(value: str) -> bool:
 
 
 @probe("http_session_ids", "session ids are visible ASCII, unique and unguessable",
-       reasons={"session_id_not_visible_ascii": "a session id holds a character outside visible ASCII (0x21 to 0x7E)",
+       over_http=True, reasons={"session_id_not_visible_ascii": "a session id holds a character outside visible ASCII (0x21 to 0x7E)",
                 "session_id_repeated": "two sessions got the same id",
                 "session_id_short": f"a session id holds fewer than {MIN_BITS} bits by its length and alphabet",
                 "session_id_predictable": "consecutive session ids are near copies of each other (a counter, a clock, "

@@ -34,7 +34,7 @@ def _hints(result: dict[str, Any]) -> str:
 
 
 @probe("modern_cache_hints", "2026-07-28 server/discover and tools/list results carry ttlMs and cacheScope",
-       reasons={
+       over_http=True, reasons={
            "missing_cache_hints": "a cacheable result came without ttlMs or cacheScope",
            "bad_cache_hints": "a cacheable result had a ttlMs that is not an integer of at least 0, or an unknown cacheScope",
        })

@@ -37,7 +37,7 @@ def _shape_problem(result: dict[str, Any]) -> str:
 
 
 @probe("modern_discover", "a server that serves 2026-07-28 requests answers server/discover with a DiscoverResult",
-       reasons={
+       over_http=True, reasons={
            "discover_refused": "the server serves 2026-07-28 requests but refused server/discover",
            "bad_discover_result": "server/discover returned a result without supportedVersions (listing 2026-07-28) and capabilities",
        })

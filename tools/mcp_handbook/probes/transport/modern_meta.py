@@ -27,7 +27,7 @@ def _row(what: str, answer: dict[str, Any]) -> str:
 
 
 @probe("modern_meta_checked", "2026-07-28 requests are checked for their _meta fields and version",
-       reasons={
+       over_http=True, reasons={
            "missing_field_accepted": "a request missing a required _meta field was served instead of refused",
            "missing_field_wrong_code": "a request missing a required _meta field was refused with a code other than -32602",
            "unsupported_version_served": "a request naming a version the server does not serve was served",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..registry import probe
-from ..support import GENERIC_REASONS, compact, failed, Finding, passed, silence_reason, Target, WireTimeout
+from ..support import GENERIC_REASONS, compact, failed, Finding, not_applicable, passed, silence_reason, Target, WireTimeout
 from ._common import control_silence, init_params
 
 META = {"progressToken": "hb-probe", "com.example.probe/trace": "hb-1", "traceparent": "00-hb-probe-01"}
@@ -26,13 +26,15 @@ def _names(response: dict[str, Any]) -> list[Any]:
 
 
 @probe("meta_accepted", "requests carrying params._meta are served",
-       reasons={
+       over_http=True, reasons={
            "refused_meta": "a request carrying params._meta was refused",
            "unanswered_meta": "a request carrying params._meta was never answered",
            "meta_changed_listing": "tools/list with params._meta listed different tools from tools/list without it",
        })
 def meta_accepted(target: Target) -> Finding:
     """Put params._meta on initialize, ping and tools/list: each must be served as if it were absent."""
+    if target.modern:  # that era puts params._meta on every request; TRN-015's probe judges how it is checked
+        return not_applicable("does not apply: in 2026-07-28 every request carries params._meta")
     session = target.start()
     evidence: list[str] = []
     problems: list[tuple[str, str]] = []

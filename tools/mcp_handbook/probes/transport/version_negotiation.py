@@ -65,7 +65,7 @@ def _verdict(target: Target, problems: list[_Problem], evidence: list[str]) -> F
 
 
 @probe("version_negotiation", "supported versions are echoed, unsupported ones answered with a supported one",
-       reasons=REASONS)
+       over_http=True, reasons=REASONS)
 def version_negotiation(target: Target) -> Finding:
     """Initialize with unsupported and with known revisions: supported ones are echoed, others never are."""
     bogus = ("1999-01-01", MODERN_REVISION)  # older than any revision; newer than any with a handshake
