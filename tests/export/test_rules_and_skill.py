@@ -78,9 +78,9 @@ def _check_bundle(files: dict[str, str], rules, name: str) -> None:
 def test_the_skill_bundle_has_valid_front_matter_and_every_rule_exactly_once(mini: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "skills" / SKILL_NAME
     code, stdout, _ = run("export", "skill", "-o", str(out), root=mini, capsys=capsys)
-    assert code == 0 and "3 reference file(s)" in stdout
+    assert code == 0 and "4 reference file(s)" in stdout
     files = {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*") if p.is_file()}
-    assert sorted(files) == ["SKILL.md", "references/security.md", "references/testing.md", "references/transport.md"]
+    assert sorted(files) == ["SKILL.md", "references/security.md", "references/testing.md", "references/threats.md", "references/transport.md"]
     _check_bundle(files, load_corpus(mini).rules, SKILL_NAME)
 
 
@@ -93,7 +93,7 @@ def test_a_filtered_skill_holds_only_the_chosen_rules(mini: Path, tmp_path: Path
     out = tmp_path / "python-servers"
     assert run("export", "skill", "-o", str(out), "--gate", "security", root=mini, capsys=capsys)[0] == 0
     files = {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*") if p.is_file()}
-    assert sorted(files) == ["SKILL.md", "references/security.md"]
+    assert sorted(files) == ["SKILL.md", "references/security.md", "references/threats.md"]
     corpus = load_corpus(mini)
     _check_bundle(files, [r for r in corpus.rules if r.gate == "security"], "python-servers")
     assert "TRN-001" not in "".join(files.values())
@@ -104,7 +104,7 @@ def test_a_new_bundle_replaces_the_old_one_whole(mini: Path, tmp_path: Path, cap
     out = tmp_path / SKILL_NAME
     run("export", "skill", "-o", str(out), root=mini, capsys=capsys)
     run("export", "skill", "-o", str(out), "--gate", "testing", root=mini, capsys=capsys)
-    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == ["SKILL.md", "references/testing.md"]
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == ["SKILL.md", "references/testing.md", "references/threats.md"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hb", SKILL_NAME], "no staging or old folder left behind"
 
 

@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .threats import OWASP_MCP_TOP10  # noqa: F401 - re-exported: the list the MCPnn ids refer to
+
 SCOPES = ("universal", "opinionated", "stack")
 SEVERITIES = ("high", "medium", "low")
 CHECKS = ("automated", "manual")
@@ -41,9 +43,9 @@ PROFILE_MEANING = {
     "baseline": "the specification plus security: every universal rule (the default)",
     "full": "everything, this handbook's opinions and stack rules included",
 }
-THREAT_PATTERN = re.compile(r"^(CWE-[1-9]\d{0,4}|MCP(0[1-9]|10))$")
-OWASP_MCP_TOP10 = "OWASP MCP Top 10 (beta, as read 2026-12-01)"
-"""The list the ``MCPnn`` ids refer to; it is in beta and its order may change."""
+THREAT_PATTERN = re.compile(r"^(CWE-[1-9]\d{0,4}|MCP\d\d)$")
+"""How a threat id is written. Whether an ``MCPnn`` id is a category of the pinned list is the table's
+call (``threats.CATEGORIES``), checked by ``lint.threat_categories``, so the list lives in one place."""
 CONDITIONS: dict[str, str] = {
     "stdio": "the server speaks the stdio transport",
     "http": "the server is reachable over Streamable HTTP",

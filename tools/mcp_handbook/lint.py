@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from .model import Corpus, Diagnostic, Location, Rule, Snippet
 from .seams import TOOL_SEAM
+from .threats import CATEGORIES, OWASP_MCP_TOP10, category, ids_hint, is_category_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,8 +164,22 @@ def related_ids(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Di
                 yield _diag(rule.path, rule.line_of("related"), "HB041", f"related rule {other} does not exist", "fix the id or remove it from `related:`")
 
 
+def threat_categories(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Diagnostic]:
+    """HB012: an ``MCPnn`` id in ``threats:`` must be a category of the pinned OWASP MCP Top 10 table."""
+    first, last = CATEGORIES[0].id, CATEGORIES[-1].id
+    for rule in corpus.rules:
+        for threat in rule.threats:
+            if is_category_id(threat) and category(threat) is None:
+                yield _diag(
+                    rule.path, rule.line_of("threats"), "HB012",
+                    f"field 'threats' {threat!r} is neither a CWE id (CWE-22) nor an OWASP MCP Top 10 id ({first} to {last}): "
+                    f"{OWASP_MCP_TOP10} has no {threat}",
+                    f"use one of {ids_hint()}",
+                )
+
+
 CHECKS: tuple[Callable[[Corpus, Vocabulary | None], Iterable[Diagnostic]], ...] = (
-    duplicate_ids, retired_ids, retired_registry, known_gates, snippets_and_probes, body_sections, related_ids,
+    duplicate_ids, retired_ids, retired_registry, known_gates, snippets_and_probes, body_sections, related_ids, threat_categories,
 )
 
 

@@ -86,7 +86,10 @@ def _skill(corpus: Corpus, args: argparse.Namespace, out: Path) -> str:
     rules, filters = _selection(corpus, args)
     if not rules:
         raise UsageError("no rule matches the filters: a skill bundle needs at least one rule")
-    files = skill_files(corpus, rules, stamp_for(corpus, filters=filters), name=name)
+    try:
+        files = skill_files(corpus, rules, stamp_for(corpus, filters=filters), name=name)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     try:
         write_skill(out, files)
     except FileExistsError as exc:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..model import Corpus, Rule, Snippet
+from ..threats import CATEGORIES, LIST_NAME, LIST_READ_ON, LIST_STATUS, OWASP_MCP_TOP10
 from .worksheet import Stamp
 
 JSON_FORMAT = "mcp-handbook-rules"
@@ -78,6 +79,19 @@ def rule_entry(rule: Rule) -> dict[str, Any]:
     }
 
 
+def threat_list() -> dict[str, Any]:
+    """The OWASP MCP Top 10 the rules' ``MCPnn`` ids are read against: its pinned version and its categories."""
+    return {
+        "name": LIST_NAME,
+        "status": LIST_STATUS,
+        "read_on": LIST_READ_ON,
+        "label": OWASP_MCP_TOP10,
+        "categories": [
+            {"id": c.id, "name": c.name, "description": c.description, "beyond_server": c.beyond_server} for c in CATEGORIES
+        ],
+    }
+
+
 def rules_document(corpus: Corpus, rules: Iterable[Rule], stamp: Stamp) -> dict[str, Any]:
     """The whole document as plain data; ``to_rules_json`` serialises it."""
     rules = list(rules)
@@ -95,6 +109,7 @@ def rules_document(corpus: Corpus, rules: Iterable[Rule], stamp: Stamp) -> dict[
             if g.key in used or not any(stamp.filters.values())
         ],
         "retired": _plain([dict(r) for r in corpus.retired]),
+        "threat_list": threat_list(),
         "rules": [rule_entry(r) for r in rules],
     }
 

@@ -20,10 +20,10 @@ from pathlib import Path
 from ..model import Corpus, Rule
 from .filters import FILTER_KEYS, filters_text, normalise
 
-COLUMNS = ("id", "title", "scope", "stack", "severity", "gate", "check", "status", "evidence", "notes", "basis", "applies_to")
-ADDED_COLUMNS = ("basis", "applies_to")
-"""Columns added in doctrine 1.0.0, last so the reviewer's columns keep their letters; a worksheet
-exported before them still reads back."""
+COLUMNS = ("id", "title", "scope", "stack", "severity", "gate", "check", "status", "evidence", "notes", "basis", "applies_to", "threats")
+ADDED_COLUMNS = ("basis", "applies_to", "threats")
+"""Columns added later (``basis`` and ``applies_to`` in doctrine 1.0.0, ``threats`` in 1.2.0), last so the
+reviewer's columns keep their letters; a worksheet exported before them still reads back."""
 READ_COLUMNS = tuple(c for c in COLUMNS if c not in ADDED_COLUMNS)
 """The columns ``report`` requires of a worksheet."""
 REVIEW_FIELDS = ("server_name", "server_version", "reviewer")
@@ -122,7 +122,8 @@ def worksheet_rows(rules: Iterable[Rule]) -> list[dict[str, str]]:
     return [
         {
             "id": r.id, "title": r.title, "scope": r.scope, "basis": r.basis, "stack": r.stack, "severity": r.severity,
-            "gate": r.gate, "check": r.check, "applies_to": " ".join(r.conditions), "status": "", "evidence": "", "notes": "",
+            "gate": r.gate, "check": r.check, "applies_to": " ".join(r.conditions), "threats": " ".join(r.threats),
+            "status": "", "evidence": "", "notes": "",
         }
         for r in rules
     ]

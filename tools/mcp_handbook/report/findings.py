@@ -38,6 +38,9 @@ class Item:
     scope: str = ""
     basis: str = ""
     """The rule's authority in the worksheet's doctrine: only ``spec-*`` and ``security`` findings are violations."""
+    threats: tuple[str, ...] = ()
+    """What the rule guards against (CWE and OWASP MCP Top 10 ids), from the worksheet's doctrine: a worksheet
+    made before the ``threats`` column existed reports them too."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +125,7 @@ def _items(filled: Filled, rules: dict[str, Rule], version: str) -> tuple[list[I
             continue
         seen[rule_id] = f"{entry.place.row_word} {entry.place.row}"
         items.append(Item(rule.id, rule.title, rule.severity, rule.gate, status, entry.value("evidence"), entry.value("notes"), str(entry.place),
-                          scope=rule.scope, basis=rule.basis or _legacy_basis(rule)))
+                          scope=rule.scope, basis=rule.basis or _legacy_basis(rule), threats=rule.threats))
     return items, problems
 
 

@@ -7,12 +7,21 @@ from typing import Any
 
 from ..export.worksheet import STATUSES
 from ..fields import FINDING_KIND, in_profile
+from ..threats import OWASP_MCP_TOP10, category, threat_label
 from .findings import UNFILLED, Item, Report, Since
 
 
 def finding_kind(item: Item) -> str:
     return FINDING_KIND.get(item.basis, "recommendation")
 from .places import Problem
+
+
+def threats_text(threats: tuple[str, ...]) -> str:
+    """``CWE-22, MCP05 Command injection and execution (OWASP MCP Top 10 (beta, as read ...))``, or ``""``."""
+    if not threats:
+        return ""
+    pinned = f" ({OWASP_MCP_TOP10})" if any(category(t) for t in threats) else ""
+    return ", ".join(threat_label(t) for t in threats) + pinned
 
 
 def _indent(label: str, text: str) -> list[str]:
@@ -66,7 +75,7 @@ def render_text(report: Report) -> str:
         for item in report.failures(severity):
             outside = "" if in_profile(item.basis, report.profile) else f", outside the {report.profile} profile"
             lines.append(f"  FAIL {item.id}  {item.title}  [{finding_kind(item)}: {item.scope}, {item.basis}{outside}]")
-            lines += _indent("evidence", item.evidence) + _indent("notes", item.notes)
+            lines += _indent("threats", threats_text(item.threats)) + _indent("evidence", item.evidence) + _indent("notes", item.notes)
     unfilled = report.unfilled
     lines += ["", f"Unfilled ({len(unfilled)})"]
     lines += [f"  {i.id}  {i.severity:<6}  {i.title}" for i in unfilled]
@@ -101,7 +110,7 @@ def _since_data(since: Since | None) -> dict[str, Any] | None:
 def report_data(report: Report) -> dict[str, Any]:
     def item(i: Any) -> dict[str, str]:
         return {"id": i.id, "title": i.title, "severity": i.severity, "gate": i.gate, "scope": i.scope, "basis": i.basis,
-                "kind": finding_kind(i), "in_profile": in_profile(i.basis, report.profile),
+                "kind": finding_kind(i), "in_profile": in_profile(i.basis, report.profile), "threats": list(i.threats),
                 "status": i.status, "evidence": i.evidence, "notes": i.notes, "place": i.place}
 
     return {
@@ -116,6 +125,7 @@ def report_data(report: Report) -> dict[str, Any]:
         "server_version": report.server_version,
         "reviewer": report.reviewer,
         "profile": report.profile,
+        "threat_list": OWASP_MCP_TOP10,
         "statuses": list(STATUSES),
         "counts": report.counts(),
         "findings": {sev: [item(i) for i in report.failures(sev)] for sev in report.severities},

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..export.files import write_tree, zip_bytes
 from ..export.worksheet import Stamp
 from ..model import Corpus, Rule
-from .render import reference_file, reference_name, skill_md
+from .render import THREATS_REFERENCE, reference_file, reference_name, skill_md, threats_reference
 
 SKILL_NAME = "mcp-server-authoring"
 """The bundle's default name; the download is ``mcp-server-authoring-skill.zip``."""
@@ -32,7 +32,7 @@ def name_problem(name: str) -> str | None:
 
 
 def skill_files(corpus: Corpus, rules: Sequence[Rule], stamp: Stamp, *, name: str = SKILL_NAME) -> dict[str, str]:
-    """``SKILL.md`` plus one reference file per gate that holds any of ``rules``."""
+    """``SKILL.md``, one reference file per gate that holds any of ``rules``, and the threats reference."""
     problem = name_problem(name)
     if problem:
         raise ValueError(problem)
@@ -40,6 +40,9 @@ def skill_files(corpus: Corpus, rules: Sequence[Rule], stamp: Stamp, *, name: st
     files = {"SKILL.md": skill_md(corpus, name, rules, gates, stamp)}
     for gate in gates:
         files[reference_name(gate.key)] = reference_file(corpus, gate, [r for r in rules if r.gate == gate.key])
+    if THREATS_REFERENCE in files:
+        raise ValueError(f"gate key 'threats' would overwrite {THREATS_REFERENCE}; rename the gate")
+    files[THREATS_REFERENCE] = threats_reference(corpus, rules)
     return files
 
 

@@ -16,6 +16,10 @@ import yaml
 
 from ..export.worksheet import Stamp
 from ..model import Corpus, Gate, Rule, Snippet
+from ..threats import CATEGORIES, OWASP_MCP_TOP10, rules_by_category, threat_label
+
+THREATS_REFERENCE = "references/threats.md"
+"""The OWASP MCP Top 10 table with the bundle's rules under each category."""
 
 DESCRIPTION_LIMIT = 1024
 """The Agent Skills limit on ``description``."""
@@ -53,7 +57,7 @@ def _meta_line(rule: Rule) -> str:
     check = f"automated (probe `{rule.probe}`)" if rule.check == "automated" and rule.probe else rule.check
     parts = [scope, f"basis {rule.basis}", f"severity {rule.severity}", f"check {check}"]
     parts += [f"spec {rule.spec}"] if rule.spec else []
-    parts += [f"threats {', '.join(rule.threats)}"] if rule.threats else []
+    parts += [f"threats {', '.join(threat_label(t) for t in rule.threats)}"] if rule.threats else []
     parts += [f"applies only when: {', '.join(rule.conditions)}"] if rule.conditions else []
     parts += [f"empirical: observed {q.get('observed')}" for q in rule.qualifiers if q.get("kind") == "empirical"]
     parts += [f"since {rule.since}"] if rule.since else []
@@ -102,6 +106,25 @@ def reference_file(corpus: Corpus, gate: Gate, rules: Sequence[Rule]) -> str:
     return "\n".join(head) + "\n" + "\n".join(blocks)
 
 
+def threats_reference(corpus: Corpus, rules: Sequence[Rule]) -> str:
+    """``references/threats.md``: each OWASP MCP Top 10 category, the bundle's rules that address it, and what
+    a server author cannot address there (so an agent does not promise a fix that belongs to the host)."""
+    by_category = rules_by_category(rules)
+    lines = [
+        "# Threats: the OWASP MCP Top 10", "",
+        f"Doctrine {corpus.version}. Rules name what they guard against in *threats*: CWE ids and the ids of the "
+        f"{OWASP_MCP_TOP10}. The list is in beta and its order may change; the ids here are read against that version.", "",
+        "| Id | Category | Rules |", "|---|---|---|",
+    ]
+    lines += [f"| {c.id} | {c.name} | {', '.join(r.id for r in by_category[c.id]) or 'none'} |" for c in CATEGORIES]
+    for c in CATEGORIES:
+        lines += ["", f"## {c.id}: {c.name}", "", c.description, ""]
+        found = by_category[c.id]
+        lines += [f"- **{r.id}** {r.title.rstrip('.')} ({reference_name(r.gate)})" for r in found] or ["No rule of this bundle addresses it."]
+        lines += ["", f"What a server author cannot address: {c.beyond_server}"]
+    return "\n".join(lines) + "\n"
+
+
 def skill_md(corpus: Corpus, name: str, rules: Sequence[Rule], gates: Sequence[Gate], stamp: Stamp) -> str:
     front = yaml.safe_dump({"name": name, "description": description(corpus, gates, stamp)}, sort_keys=False, allow_unicode=True, width=10_000)
     high = [r for r in rules if r.severity == "high"]
@@ -126,4 +149,9 @@ def skill_md(corpus: Corpus, name: str, rules: Sequence[Rule], gates: Sequence[G
     for gate in gates:
         count = sum(r.gate == gate.key for r in rules)
         lines.append(f"| {gate.title} | [{reference_name(gate.key)}]({reference_name(gate.key)}) | {count} |")
+    lines += [
+        "", "## Threats", "",
+        f"[{THREATS_REFERENCE}]({THREATS_REFERENCE}) maps these rules to the {OWASP_MCP_TOP10}, and says for each "
+        "category what a server author cannot address (the host, the registry, the user or the operator owns that part).",
+    ]
     return "\n".join(lines) + "\n"
