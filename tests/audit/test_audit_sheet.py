@@ -37,6 +37,20 @@ def test_a_hostile_server_info_is_cleaned_bounded_and_never_trusted_as_text(proj
     assert audit_stamp(corpus, result_with({})).server_name == ""
 
 
+def test_the_stamp_records_the_transport_and_the_eras_the_server_answered(project_root: Path, tmp_path: Path) -> None:
+    corpus = load_corpus(project_root)
+    facts = ServerFacts(answered=True, legacy=False, modern=True, era="2026-07-28", transport="http",
+                        url="http://127.0.0.1:8000/mcp", eras=("2026-07-28 (server/discover)",))
+    result = AuditResult(command=("server",), facts=facts, findings=(), canary=(), seconds=0.0, options=AuditOptions())
+    assert audit_stamp(corpus, result).server_transport == (
+        "Streamable HTTP at http://127.0.0.1:8000/mcp; answered: 2026-07-28 (server/discover); probes spoke 2026-07-28")
+    out = tmp_path / "audit.json"
+    write_audit_worksheet(corpus, result, fmt="json", path=out)
+    assert json.loads(out.read_text())["server_transport"].startswith("Streamable HTTP at http://127.0.0.1:8000/mcp")
+    silent = AuditResult(command=("server",), facts=ServerFacts(), findings=(), canary=(), seconds=0.0, options=AuditOptions())
+    assert audit_stamp(corpus, silent).server_transport == "stdio; answered: no era answered"
+
+
 @pytest.mark.slow  # starts the reference server
 def test_an_audit_of_the_reference_server_stamps_its_name_and_version(project_root: Path, tmp_path: Path) -> None:
     from reference_server import SERVER_NAME, __version__

@@ -39,7 +39,7 @@ EXPECTED_PLACES = {
     # format -> (place of TRN-001's status, place of SEC-001's id)
     "csv": ("ws.csv: row 2, column H (status)", "ws.csv: row 4, column A (id)"),
     "xlsx": ("ws.xlsx: sheet Worksheet, row 2, column H (status)", "ws.xlsx: sheet Worksheet, row 4, column A (id)"),
-    "md": ("ws.md: line 15, column 8 (status)", "ws.md: line 17, column 1 (id)"),
+    "md": ("ws.md: line 16, column 8 (status)", "ws.md: line 18, column 1 (id)"),  # the header has one line per review field
     "json": ("ws.json: item 1, field status", "ws.json: item 3, field id"),
 }
 
@@ -87,7 +87,7 @@ def test_a_markdown_table_missing_a_column_is_reported(mini: Path, tmp_path: Pat
     ws = export("md", mini, tmp_path, capsys)
     ws.write_text(ws.read_text().replace("| notes |", "| note |", 1))
     [problem] = report_problems(ws, mini, capsys)
-    assert problem.startswith("ws.md: line 13: missing column 'notes' (found 'note' in column 10: renamed?)")
+    assert problem.startswith("ws.md: line 14: missing column 'notes' (found 'note' in column 10: renamed?)")
 
 
 def test_a_duplicated_row_is_reported_where_it_repeats(mini: Path, tmp_path: Path, capsys) -> None:
@@ -100,9 +100,9 @@ def test_a_duplicated_row_is_reported_where_it_repeats(mini: Path, tmp_path: Pat
 @pytest.mark.parametrize(
     ("fmt", "cut_after", "expected"),
     [
-        ("csv", b"TRN-002,Cap fr", "ws.csv: row 3: has 2 fields, the header has 20 (is the file truncated?)"),
-        ("md", b"| TRN-002 | Cap fr", "ws.md: line 16: the row does not end with | (is the file truncated, or a | in a cell not written as \\|?)"),
-        ("json", b'"id": "TRN-0', "ws.json: line 25, column 13: is not valid JSON: Unterminated string starting at (is the file truncated?)"),
+        ("csv", b"TRN-002,Cap fr", "ws.csv: row 3: has 2 fields, the header has 21 (is the file truncated?)"),
+        ("md", b"| TRN-002 | Cap fr", "ws.md: line 17: the row does not end with | (is the file truncated, or a | in a cell not written as \\|?)"),
+        ("json", b'"id": "TRN-0', "ws.json: line 26, column 13: is not valid JSON: Unterminated string starting at (is the file truncated?)"),
         ("xlsx", b"PK", "ws.xlsx: is not a readable XLSX workbook (damaged or truncated?): BadZipFile: File is not a zip file"),
     ],
 )

@@ -46,7 +46,7 @@ def test_csv_repeats_the_whole_stamp_on_every_row(mini: Path, tmp_path: Path, ca
     with out.open(newline="") as f:
         rows = list(csv.DictReader(f))
     assert [r["id"] for r in rows] == ["SEC-002"]
-    assert list(rows[0]) == [*COLUMNS, "doctrine_version", "commit", "date", "filters", "server_name", "server_version", "reviewer"]
+    assert list(rows[0]) == [*COLUMNS, "doctrine_version", "commit", "date", "filters", "server_name", "server_version", "reviewer", "server_transport"]
     assert (rows[0]["doctrine_version"], rows[0]["commit"], rows[0]["date"], rows[0]["filters"]) == (
         "0.1.0", "unknown", "2026-01-01", "scope=stack; gate=security",
     )
@@ -78,7 +78,8 @@ def test_xlsx_restricts_status_colours_it_and_freezes_the_header(mini: Path, tmp
 def test_xlsx_stamp_sheet_holds_version_commit_date_filters_and_what_was_reviewed(mini: Path, tmp_path: Path, capsys) -> None:
     wb = load_workbook(export(mini, tmp_path / "ws.xlsx", capsys, "--severity", "medium"))
     stamp = {row[0]: row[1] for row in wb["Stamp"].iter_rows(min_row=2, values_only=True)}
-    assert set(stamp) == {"doctrine_version", "commit", "date", "filters", "server_name", "server_version", "reviewer"}
+    assert set(stamp) == {"doctrine_version", "commit", "date", "filters", "server_name", "server_version", "reviewer",
+                         "server_transport"}
     assert stamp["doctrine_version"] == "0.1.0" and stamp["filters"] == "severity=medium"
     assert "Doctrine 0.1.0" in wb["Summary"]["A2"].value
 

@@ -4,7 +4,7 @@ Manual rules stay blank for the reviewer. Evidence is the probe's summary and
 transcript rows, bounded and stripped of control characters: it is text a
 hostile server wrote, and it must not break a spreadsheet or a table. The
 stamp names the server as its ``initialize`` result did (``serverInfo``),
-cleaned the same way.
+cleaned the same way, and how the server was reached and which eras it answered.
 """
 
 from __future__ import annotations
@@ -75,7 +75,9 @@ def audit_stamp(corpus: Corpus, result: AuditResult) -> Stamp:
         value = info.get(key)
         return clean(value) if isinstance(value, str) else ""
 
-    return stamp_for(corpus, server_name=said("name"), server_version=said("version"))
+    facts = result.facts
+    reached = f"{facts.transport_text()}; probes spoke {facts.era}" if facts.answered else facts.transport_text()
+    return stamp_for(corpus, server_name=said("name"), server_version=said("version"), server_transport=clean(reached))
 
 
 def write_audit_worksheet(corpus: Corpus, result: AuditResult, *, fmt: str, path: Path) -> None:

@@ -16,6 +16,8 @@ REVIEW_OPTIONS = {
     "server_name": "the reviewed server's name, written into the worksheet's stamp (worksheet only)",
     "server_version": "the reviewed server's version or commit (worksheet only)",
     "reviewer": "who reviews it (worksheet only)",
+    "server_transport": "how the server is reached and the protocol eras it speaks, e.g. 'Streamable HTTP; 2025-11-25 and "
+                        "2026-07-28' (worksheet only; an audit writes what it saw)",
 }
 """Options that record what was reviewed, by stamp field (``export.worksheet.REVIEW_FIELDS``)."""
 

@@ -26,12 +26,13 @@ ADDED_COLUMNS = ("basis", "applies_to", "threats")
 reviewer's columns keep their letters; a worksheet exported before them still reads back."""
 READ_COLUMNS = tuple(c for c in COLUMNS if c not in ADDED_COLUMNS)
 """The columns ``report`` requires of a worksheet."""
-REVIEW_FIELDS = ("server_name", "server_version", "reviewer")
+REVIEW_FIELDS = ("server_name", "server_version", "reviewer", "server_transport")
 """What was reviewed and by whom: stamp fields added after doctrine 1.0.0, empty when not given.
 A worksheet without them still reads back."""
 STAMP_COLUMNS = ("doctrine_version", "commit", "date", "filters", *REVIEW_FIELDS)
 """Extra CSV columns, repeated on every row so the file stays one clean table."""
-REVIEW_LABELS = {"server_name": "Server", "server_version": "Server version", "reviewer": "Reviewer"}
+REVIEW_LABELS = {"server_name": "Server", "server_version": "Server version", "reviewer": "Reviewer",
+                 "server_transport": "Transport and eras"}
 """The Markdown header's words for :data:`REVIEW_FIELDS`."""
 REVIEW_TEXT_LIMIT = 200
 """Characters kept of a review field: it is one line of a header, a cell and a file name."""
@@ -55,6 +56,9 @@ class Stamp:
     server_version: str = ""
     """The reviewed server's version or commit."""
     reviewer: str = ""
+    server_transport: str = ""
+    """How the server was reached and which protocol eras it answered (an audit writes what it saw: ``stdio;
+    answered: 2025-11-25 (initialize), 2026-07-28 (server/discover); probes spoke handshake``)."""
 
     @property
     def filters_text(self) -> str:
@@ -102,10 +106,12 @@ def stamp_for(
     server_name: str = "",
     server_version: str = "",
     reviewer: str = "",
+    server_transport: str = "",
 ) -> Stamp:
     return Stamp(
         corpus.version, git_commit(corpus.root), export_date(), normalise(filters),
         server_name=review_text(server_name), server_version=review_text(server_version), reviewer=review_text(reviewer),
+        server_transport=review_text(server_transport),
     )
 
 
@@ -115,6 +121,7 @@ def review_line(stamp: Stamp) -> str:
     server += f", version {stamp.server_version}" if stamp.server_version else ""
     parts = [f"server {server}"] if server else []
     parts += [f"reviewer {stamp.reviewer}"] if stamp.reviewer else []
+    parts += [f"over {stamp.server_transport}"] if stamp.server_transport else []
     return "".join(f"; {p}" for p in parts)
 
 

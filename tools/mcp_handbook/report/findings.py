@@ -74,7 +74,9 @@ class Report:
     server_name: str = ""
     server_version: str = ""
     reviewer: str = ""
-    """What was reviewed and by whom, as stamped; empty when the worksheet does not say (older worksheets)."""
+    server_transport: str = ""
+    """What was reviewed, how it was reached and by whom, as stamped; empty when the worksheet does not say (older
+    worksheets)."""
 
     def counts(self) -> dict[str, dict[str, int]]:
         table = {sev: {**{s: 0 for s in STATUSES}, UNFILLED: 0} for sev in self.severities}

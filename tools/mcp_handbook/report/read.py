@@ -44,7 +44,7 @@ class Filled:
     file: str
     format: str
     stamp: dict[str, Cell]
-    """``doctrine_version`` (always); ``commit``, ``date``, ``filters``, ``server_name``, ``server_version``,
+    """``doctrine_version`` (always); ``commit``, ``date``, ``filters``, ``server_name``, ``server_version``, ``server_transport``,
     ``reviewer`` when the file has them."""
     entries: tuple[Entry, ...]
 

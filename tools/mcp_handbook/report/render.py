@@ -57,7 +57,8 @@ def reviewed_line(report: Report) -> str:
     """What was reviewed, by whom and when, in the words of the worksheet (or that it does not say)."""
     server = report.server_name or ("unnamed" if report.server_version else "not named in the worksheet")
     server += f", version {report.server_version}" if report.server_version else ""
-    return f"Server: {server}; reviewer: {report.reviewer or 'not named'}; worksheet dated {report.date or 'unknown'}"
+    over = f"; reached over {report.server_transport}" if report.server_transport else ""
+    return f"Server: {server}{over}; reviewer: {report.reviewer or 'not named'}; worksheet dated {report.date or 'unknown'}"
 
 
 def render_text(report: Report) -> str:
