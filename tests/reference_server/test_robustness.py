@@ -32,13 +32,15 @@ json_scalars = st.none() | st.booleans() | st.integers(-2**63, 2**63) | st.float
 json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=4)
                            | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
 methods = st.sampled_from(["initialize", "ping", "tools/list", "tools/call", "logging/setLevel", "server/discover",
-                           "notifications/initialized", "notifications/cancelled", "resources/list", "no/such"]) \
+                           "notifications/initialized", "notifications/cancelled", "resources/list", "resources/read", "prompts/get", "no/such"]) \
     | st.text(max_size=20)
 ids = st.integers(-1000, 10**6) | st.text(string.ascii_letters + string.digits, min_size=1, max_size=8)
 params = st.none() | json_values | st.fixed_dictionaries({}, optional={
-    "name": st.sampled_from(["read_file", "list_directory", "search_files", "append_note", "run_command", "nope"])
+    "name": st.sampled_from(["read_file", "list_directory", "search_files", "append_note", "run_command", "review_file",
+                             "nope"])
     | st.text(max_size=10),
     "arguments": json_values,
+    "uri": st.sampled_from(["file:///hello.txt", "file:///../outside.txt", "file:///%2e%2e/x", "test://x"]) | json_values,
     "cursor": json_values,
     "_meta": json_values,
 })

@@ -71,3 +71,31 @@ async def test_sdk_auto_mode_falls_back_quickly_from_a_legacy_only_server(worksp
         tools = await client.list_tools()
         assert any(tool.name == "append_note" for tool in tools.tools)
     assert time.monotonic() - started < 5  # server/discover refused at once: no 10 s probe timeout
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_sdk_client_reads_resources_and_gets_prompts(workspace, http_server, transport, mode):
+    import base64
+
+    (workspace / "pixel.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
+    target = _params(workspace) if transport == "stdio" else http_server("--test-tools").url
+    async with Client(target, mode=mode) as client:
+        assert client.protocol_version == MODES[mode]
+        listed = await client.list_resources()
+        assert [str(r.uri) for r in listed.resources] == ["file:///docs/guide.md", "file:///hello.txt",
+                                                          "file:///pixel.png"]
+        templates = await client.list_resource_templates()
+        assert templates.resource_templates[0].uri_template == "file:///{path}"
+        text = await client.read_resource("file:///hello.txt")
+        assert text.contents[0].text.startswith("hello world") and text.contents[0].mime_type == "text/plain"
+        binary = await client.read_resource("file:///pixel.png")
+        assert base64.b64decode(binary.contents[0].blob) == b"\x89PNG\r\n\x1a\n\x00\xff"
+        prompts = await client.list_prompts()
+        assert [p.name for p in prompts.prompts] == ["find_in_workspace", "review_file"]
+        got = await client.get_prompt("review_file", {"path": "docs/guide.md"})
+        assert got.messages[1].content.resource.text.startswith("# Guide")
+        with pytest.raises(Exception) as refused:
+            await client.get_prompt("review_file", {})
+        assert "missing required argument(s) 'path'" in str(refused.value)

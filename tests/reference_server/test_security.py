@@ -195,9 +195,13 @@ def test_inherited_descriptors_are_closed(spawn):
 
 
 def test_default_table_is_complete():
-    assert set(seams.SEAMS) == {
-        "read_frames", "write_message", "log", "redact", "error_response", "tool_error_result",
-        "validate_arguments", "child_env", "run_subprocess", "resolve_path", "install_signal_handlers",
-        "close_inherited_fds", "request_key", "dispatch", "negotiate_version", "invalid_arguments_result",
-        "decode_cursor", "server_capabilities", "check_request_meta", "cache_hints", "bind_address", "host_allowed",
-        "origin_allowed", "new_session_id"}
+    """The seam table and the README's numbered table of seams name the same functions, each once, numbered 1 to N:
+    the README is the contract a snippet author reads."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(seams.__file__).parent / "README.md").read_text()
+    rows = re.findall(r"^\| (\d+) \| `([a-z_]+)` \|", readme, flags=re.M)
+    assert [int(number) for number, _ in rows] == list(range(1, len(rows) + 1))
+    assert sorted(name for _, name in rows) == sorted(seams.SEAMS)
+    assert set(seams.DEFAULTS) == set(seams.SEAMS)

@@ -212,13 +212,17 @@ class ToolCalls:
                 self._remember(key, fingerprint, result)
             with self._lock:
                 cancelled = self._inflight[key][1]
-            if cancelled:
-                self.server.log("info", "cancelled_call_dropped", tool=entry.name)
-                if route is not None:
-                    route.abandon()
-            else:
-                (self.server.send if route is None else route.send)(
-                    {"jsonrpc": "2.0", "id": request_id, "result": result})
+            send = self.server.send if route is None else route.send
+            if not cancelled:
+                send({"jsonrpc": "2.0", "id": request_id, "result": result})
+                return
+            answer = seams.call("answer_cancelled_call", request_id, result)  # None: the cancelled call gets nothing
+            if answer is not None:
+                send(answer)
+                return
+            self.server.log("info", "cancelled_call_dropped", tool=entry.name)
+            if route is not None:
+                route.abandon()
         finally:
             with self._idle:
                 self._inflight.pop(key, None)

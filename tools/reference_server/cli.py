@@ -27,7 +27,7 @@ class SeamLoadError(Exception):
 
 
 USAGE = ("usage: python -m reference_server [--workspace DIR] [--seam NAME=PATH ...] [--max-frame-bytes N] "
-         "[--page-size N] [--test-tools] [--conformance-fixtures] [--log-level LEVEL] [--legacy-only] "
+         "[--page-size N] [--test-tools] [--progress-tool] [--fetch-tool] [--conformance-fixtures] [--log-level LEVEL] [--legacy-only] "
          "[--http HOST:PORT [--allow-remote-bind] [--allow-host NAME:PORT ...] [--allow-origin ORIGIN ...]]")
 HELP = USAGE + """
 
@@ -36,6 +36,9 @@ HELP = USAGE + """
   --max-frame-bytes N      largest accepted message in bytes (default 1048576)
   --page-size N            tools per tools/list page (default 50)
   --test-tools             add slow_echo and fail_always
+  --progress-tool          add count_steps, which reports progress step by step and stops when cancelled
+  --fetch-tool             add fetch_url, which fetches public http(s) URLs (set HB_FETCH_ALLOW=HOST:PORT,... to
+                           let it reach named internal services)
   --conformance-fixtures   add the tools the official conformance suite calls
   --log-level LEVEL        stderr threshold: """ + ", ".join(LEVELS) + """ (default info)
   --legacy-only            speak only the initialize handshake (2025-11-25 and earlier); server/discover gets -32601
@@ -56,6 +59,8 @@ class Options:
         self.max_frame_bytes = 1048576
         self.page_size = 50
         self.test_tools = False
+        self.progress_tool = False
+        self.fetch_tool = False
         self.conformance_fixtures = False
         self.log_level = "info"
         self.legacy_only = False
@@ -71,7 +76,8 @@ class UsageError(Exception):
 
 def parse_args(argv: list[str]) -> Options:
     options, args = Options(), list(argv)
-    flags = {"--test-tools": "test_tools", "--conformance-fixtures": "conformance_fixtures",
+    flags = {"--test-tools": "test_tools", "--progress-tool": "progress_tool", "--fetch-tool": "fetch_tool",
+             "--conformance-fixtures": "conformance_fixtures",
              "--legacy-only": "legacy_only", "--allow-remote-bind": "allow_remote_bind"}
     valued = {"--workspace", "--seam", "--max-frame-bytes", "--page-size", "--log-level", "--http", "--allow-host",
               "--allow-origin"}
@@ -227,12 +233,23 @@ def main(argv: list[str] | None = None) -> int:
         from reference_server.extra_tools import test_tools
 
         entries += test_tools()
+    if args.progress_tool:
+        from reference_server.extra_tools import progress_tools
+
+        entries += progress_tools()
+    if args.fetch_tool:
+        from reference_server.extra_tools import fetch_tools
+
+        entries += fetch_tools()
     if args.conformance_fixtures:
         from reference_server.fixtures import conformance_tools
 
         entries += conformance_tools()
     for entry in entries + extra:
         server.add_tool(entry)
+    from reference_server.resources import serve_resources_and_prompts
+
+    serve_resources_and_prompts(server, page_size=args.page_size, conformance_fixtures=args.conformance_fixtures)
     if args.http is None:
         return server.serve()
     from reference_server.http_server import serve_http

@@ -2,9 +2,10 @@
 
 Why: ``@modelcontextprotocol/conformance`` scenarios call tools with fixed
 names and check fixed shapes (read from its scenario sources, v0.1.16). Only
-tools a tools-only server can honour are here: ``test_sampling`` and
+tools this server can honour are here: ``test_sampling`` and
 ``test_elicitation*`` need server-to-client requests, which this server does
-not make, so those scenarios are expected failures.
+not make, so those scenarios are expected failures. The fixture resources and
+prompts are in ``resources.py`` and ``prompts.py``.
 """
 from __future__ import annotations
 

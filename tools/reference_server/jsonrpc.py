@@ -84,5 +84,8 @@ def decode_cursor(cursor: Any, *, nonce: str, count: int) -> int:
 
 
 def server_capabilities() -> dict[str, Any]:
-    """Seam: the capabilities advertised in the initialize result: exactly what this server implements."""
-    return {"tools": {"listChanged": False}, "logging": {}}
+    """Seam: the capabilities advertised in the initialize result: exactly what this server implements.
+
+    Resources without ``subscribe``: this server sends no ``notifications/resources/updated``."""
+    return {"tools": {"listChanged": False}, "logging": {}, "resources": {"listChanged": False},
+            "prompts": {"listChanged": False}}

@@ -141,8 +141,13 @@ def cache_hints(method: str) -> dict[str, Any]:
     """Seam: ``ttlMs`` and ``cacheScope`` for a cacheable result (2026-07-28 server/utilities/caching: MUST).
 
     The tool list and the discovery result are the same for every caller and fixed
-    for the life of the process, so any cache may keep them for five minutes.
+    for the life of the process, so any cache may keep them for five minutes; so are
+    the prompt list and the resource templates. The resource list and a resource's
+    contents are the workspace's files: they change at any time and are the user's
+    own, so they are stale at once and never shared across authorization contexts.
     """
+    if method in ("resources/list", "resources/read"):
+        return {"ttlMs": 0, "cacheScope": "private"}
     return {"ttlMs": 300_000, "cacheScope": "public"}
 
 

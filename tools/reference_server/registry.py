@@ -79,12 +79,9 @@ class Context:
         """Send notifications/progress when the request carried ``_meta.progressToken``."""
         if self.progress_token is None or self._notify is None:
             return
-        params: dict[str, Any] = {"progressToken": self.progress_token, "progress": progress}
-        if total is not None:
-            params["total"] = total
-        if message is not None:
-            params["message"] = message
-        self._notify({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+        notification = seams.call("progress_notification", self.progress_token, progress, total, message)
+        if notification is not None:
+            self._notify(notification)
 
 
 def annotations(*, read_only: bool, destructive: bool, idempotent: bool, open_world: bool,

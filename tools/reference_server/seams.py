@@ -8,7 +8,8 @@ and the HTTP transport's decisions.
 """
 from __future__ import annotations
 
-from reference_server import http_policy, jsonrpc, logs, modern, process, results, safety, wire
+from reference_server import fetching, http_policy, inflight, jsonrpc, logs, modern, process, results, safety, wire
+from reference_server import prompts, resources
 from reference_server.errors import ProtocolError
 from reference_server.table import SEAMS
 
@@ -28,6 +29,11 @@ SEAMS.update({
     "child_env": safety.child_env,
     "run_subprocess": safety.run_subprocess,
     "resolve_path": safety.resolve_path,
+    "resolve_resource": resources.resolve_resource,
+    "resource_contents": resources.resource_contents,
+    "resource_not_found": resources.resource_not_found,
+    "list_resource_files": resources.list_resource_files,
+    "prompt_arguments": prompts.prompt_arguments,
     "install_signal_handlers": process.install_signal_handlers,
     "close_inherited_fds": process.close_inherited_fds,
     "request_key": jsonrpc.request_key,
@@ -38,10 +44,15 @@ SEAMS.update({
     "server_capabilities": jsonrpc.server_capabilities,
     "check_request_meta": modern.check_request_meta,
     "cache_hints": modern.cache_hints,
+    "complete_result": modern.complete,
     "bind_address": http_policy.bind_address,
     "host_allowed": http_policy.host_allowed,
     "origin_allowed": http_policy.origin_allowed,
     "new_session_id": http_policy.new_session_id,
+    "progress_notification": inflight.progress_notification,
+    "answer_cancelled_call": inflight.answer_cancelled_call,
+    "check_url": fetching.check_url,
+    "fetch_url": fetching.fetch_url,
 })
 DEFAULTS: dict[str, Callable[..., Any]] = dict(SEAMS)
 """The built-in implementations, kept so tests can restore the table."""
@@ -50,10 +61,14 @@ DEFAULTS: dict[str, Callable[..., Any]] = dict(SEAMS)
 CONTRACT_EXCEPTIONS: dict[str, tuple[type[BaseException], ...]] = {
     "tool": (OSError,),  # a handler may let a file-system failure propagate: the server reports a failed call
     "resolve_path": (PermissionError,),
+    "resolve_resource": (PermissionError,),
+    "prompt_arguments": (ProtocolError,),
     "decode_cursor": (ProtocolError,),
     "invalid_arguments_result": (ProtocolError,),
     "check_request_meta": (ProtocolError,),
     "bind_address": (ValueError,),
+    "check_url": (OSError,),  # PermissionError: a destination refused; a resolver failure
+    "fetch_url": (OSError,),  # PermissionError, TimeoutError, ConnectionError: the fetch was refused or failed
 }
 
 

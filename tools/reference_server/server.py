@@ -18,7 +18,7 @@ from reference_server.calls import DEFERRED, ToolCalls
 from reference_server.errors import (INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
                                      ProtocolError)
 from reference_server.logs import LEVELS, RANK, LogState, report_seam_error
-from reference_server.modern import LOG_LEVEL, complete, is_modern
+from reference_server.modern import LOG_LEVEL, is_modern
 from reference_server.route import Route, current, serving
 from reference_server.wire import decode_frame
 
@@ -141,7 +141,7 @@ class Server:
 
     def send_modern(self, message: dict[str, Any]) -> None:
         """Write a 2026-07-28 request's message to stdout, its result stamped with resultType and serverInfo."""
-        self.send(complete(message))
+        self.send(seams.call("complete_result", message))
 
     def log(self, level: str, event: str, **fields: Any) -> None:
         try:

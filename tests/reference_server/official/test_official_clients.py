@@ -26,9 +26,10 @@ HERE = Path(__file__).parent
 EXPECTED_FAILURES = HERE / "conformance-expected-failures.yml"
 SERVER = [sys.executable, "-m", "reference_server"]
 
-# Why each expected failure fails: the capability the reference server deliberately lacks.
-# A baseline entry not covered here has no reason, and the baseline test fails on it.
-MISSING_CAPABILITY = {"completion-": "completions", "resources-": "resources", "prompts-": "prompts"}
+# Why each expected failure fails: the capability (a path in the capabilities object) the reference server
+# deliberately lacks. A baseline entry not covered here has no reason, and the baseline test fails on it.
+MISSING_CAPABILITY = {"completion-": ("completions",), "resources-subscribe": ("resources", "subscribe"),
+                      "resources-unsubscribe": ("resources", "subscribe")}
 # Scenarios that need the server to send requests to the client; the tools they call do not exist.
 SERVER_TO_CLIENT_TOOLS = {
     "tools-call-sampling": "test_sampling",
@@ -122,7 +123,10 @@ def test_conformance_suite_passes_all_but_the_documented_scenarios(conformance_s
     for scenario in ("server-initialize", "ping", "tools-list", "tools-call-simple-text", "tools-call-error",
                      "tools-call-image", "tools-call-audio", "tools-call-mixed-content", "tools-call-with-logging",
                      "tools-call-with-progress", "tools-call-embedded-resource", "logging-set-level",
-                     "server-sse-multiple-streams", "dns-rebinding-protection"):
+                     "server-sse-multiple-streams", "dns-rebinding-protection", "resources-list",
+                     "resources-read-text", "resources-read-binary", "resources-templates-read", "prompts-list",
+                     "prompts-get-simple", "prompts-get-with-args", "prompts-get-embedded-resource",
+                     "prompts-get-with-image"):
         assert f"✓ {scenario}:" in out, f"{scenario} did not pass:\n{out}"
     assert "Stale baseline" not in out and "Unexpected failures" not in out
 
@@ -170,7 +174,31 @@ def test_every_expected_failure_is_a_capability_the_server_lacks(conformance_ser
     for scenario in baseline["server"]:
         capability = next((cap for prefix, cap in MISSING_CAPABILITY.items() if scenario.startswith(prefix)), None)
         if capability:
-            assert capability not in capabilities, f"{scenario}: the server now advertises '{capability}'"
+            advertised = capabilities
+            for key in capability:
+                advertised = advertised.get(key) if isinstance(advertised, dict) else None
+            assert not advertised, f"{scenario}: the server now advertises '{'.'.join(capability)}'"
         else:
             assert scenario in SERVER_TO_CLIENT_TOOLS, f"{scenario}: no reason known for this expected failure"
             assert SERVER_TO_CLIENT_TOOLS[scenario] not in tools, f"{scenario}: its tool now exists"
+
+
+def test_inspector_lists_and_reads_resources(inspector: Inspector) -> None:
+    listed = inspector("--method", "resources/list")
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert "file:///hello.txt" in {r["uri"] for r in json.loads(listed.stdout)["resources"]}
+    templates = inspector("--method", "resources/templates/list")
+    assert templates.returncode == 0, templates.stdout + templates.stderr
+    assert json.loads(templates.stdout)["resourceTemplates"][0]["uriTemplate"] == "file:///{path}"
+    read = inspector("--method", "resources/read", "--uri", "file:///hello.txt")
+    assert read.returncode == 0, read.stdout + read.stderr
+    assert json.loads(read.stdout)["contents"][0]["text"].startswith("hello world")
+
+
+def test_inspector_lists_and_gets_prompts(inspector: Inspector) -> None:
+    listed = inspector("--method", "prompts/list")
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert {p["name"] for p in json.loads(listed.stdout)["prompts"]} == {"find_in_workspace", "review_file"}
+    got = inspector("--method", "prompts/get", "--prompt-name", "find_in_workspace", "--prompt-args", "query=TODO")
+    assert got.returncode == 0, got.stdout + got.stderr
+    assert "TODO" in json.loads(got.stdout)["messages"][0]["content"]["text"]
