@@ -3,7 +3,8 @@
 def server_capabilities():
     return {
         "tools": {"listChanged": True},  # the tool set never changes
-        "prompts": {"listChanged": True},  # prompts/list -> -32601
-        "resources": {"subscribe": True, "listChanged": True},  # resources/list -> -32601
+        "resources": {"subscribe": True, "listChanged": False},  # resources/subscribe -> -32601
+        "prompts": {"listChanged": False},
+        "completions": {},  # completion/complete -> -32601
         "logging": {},
     }

@@ -49,9 +49,10 @@ def _audit(rule: Rule, snippet: Snippet) -> AuditResult:
     with tempfile.TemporaryDirectory(prefix="hb-audit-snippet-") as tmp:
         path = Path(tmp) / f"snippet_{snippet.name.replace('-', '_').replace('.', '_')}.py"
         path.write_text(snippet_source(snippet), encoding="utf-8")
-        command = [*REFERENCE, "--seam", f"{snippet.seam}={path}"]
+        # started as the verifier starts it for this rule (an extra tool, a legacy-only server, HTTP)
+        command = [*REFERENCE, "--seam", f"{snippet.seam}={path}", *server_args(rule)]
         if "http" in rule.conditions:  # audited by URL, as a reviewer audits a running HTTP server
-            argv = [arg.replace("{workspace}", tmp) for arg in command] + server_args(rule)
+            argv = [arg.replace("{workspace}", tmp) for arg in command]
             with serving_http(argv, cwd=Path(tmp)) as url:
                 return run_audit(CORPUS, [], options=AuditOptions(rules=frozenset({rule.id}), url=url, **OPTIONS))
         return run_audit(CORPUS, command, options=AuditOptions(rules=frozenset({rule.id}), **OPTIONS))

@@ -1,0 +1,333 @@
+"""SEC-020 to SEC-023: a tool that fetches a URL it is given reaches only public http(s) destinations, checks
+every redirect, and stops at a size and a deadline (server-side request forgery, CWE-918).
+
+The probes find the callable tools that take a URL (a string parameter named like one, or declared
+``format: uri``) and call them with URLs that lead only to the probe's own HTTP listener on 127.0.0.1 (a
+thread, a random port, stopped when the probe ends) or to a file the probe planted in the workspace. Nothing
+the probes send can leave the machine. What they can see:
+
+* internal addresses: the listener receives the request (by address, by the name ``localhost``, by the
+  hexadecimal, decimal, short and IPv6-mapped spellings of 127.0.0.1);
+* schemes: a ``file:`` URL's contents come back;
+* redirects, size and time: only once a tool fetches from the listener at all. A server refuses loopback,
+  as it should, so the probes name their listener in ``HB_FETCH_ALLOW`` (the reference server's operator
+  allow-list of internal destinations). A server without such a setting refuses the listener, and these
+  two rules are N/A, not checked: offline there is no public address to serve from.
+
+What they cannot see: DNS rebinding (a name that resolves to a public address, then to an internal one),
+the cloud metadata address itself (the probe sends nothing beyond loopback), a public host that redirects.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from ..calls import ToolCalls
+from ..registry import probe
+from ..support import (
+    DELAY_WORDS, Finding, Target, WireTimeout, callable_tools, compact, failed, fill_arguments, handshake,
+    not_applicable, passed, properties, refused, schema_type, send_request, show, tool_name, tools_of,
+)
+from ._common import shown_text
+
+URL_PARAMS = ("url", "uri", "link", "href", "endpoint")
+"""Parameter names that take a URL; names ending in ``_url``, ``_uri`` or ``_link`` count too."""
+URL_FORMATS = ("uri", "uri-reference", "iri", "iri-reference", "url")
+MAX_TOOLS = 3
+"""URL-taking tools exercised at most, so a server with many costs a bounded time."""
+REACHED = "hb-ssrf-reached"
+"""Text of every page the listener serves: seeing it in a result means the tool fetched from the listener."""
+FILE_MARKER = "hb-ssrf-file-contents"
+SIZE_LIMIT = 16 * 1024 * 1024
+"""A tool still reading one response after this many bytes has no size bound worth the name."""
+LISTENER_LIFETIME = 60.0
+"""Seconds after which the listener's handlers stop serving, even if a probe forgot to stop it."""
+ALLOW_ENV = "HB_FETCH_ALLOW"
+_FILLER = b"hb endless filler line, nothing to see here\n" * 1500  # about 64 KiB
+
+
+class Listener:
+    """A tiny HTTP server on 127.0.0.1 that records what it was asked for. Paths:
+    ``/hb-ssrf/TOKEN`` a small page; ``/hb-redirect/TOKEN`` a 302 to :attr:`redirect_to` ``/hb-ssrf/TOKEN``;
+    ``/hb-endless`` a body without end (until :data:`SIZE_LIMIT` is passed, then silence); ``/hb-trickle`` one
+    byte every 0.2 s."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.sent = 0
+        self.redirect_to = ""
+        self.stopping = threading.Event()
+        listener = self
+
+        class Handler(BaseHTTPRequestHandler):
+            timeout = 2.0  # a client that stops reading cannot hold a handler thread
+
+            def do_GET(self) -> None:  # noqa: N802 (the http.server name)
+                listener.seen.append(self.path)
+                try:
+                    listener.answer(self)
+                except OSError:
+                    pass  # the client went away: that is its choice
+
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the http.server name)
+                pass  # nothing on the probe's stderr
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self.timer = threading.Timer(LISTENER_LIFETIME, self.stopping.set)
+        self.timer.daemon = True
+
+    def url(self, path: str, host: str = "127.0.0.1") -> str:
+        return f"http://{host}:{self.port}{path}"
+
+    def reached(self, token: str, since: int = 0) -> bool:
+        """Whether a request for ``token``'s path arrived, among the requests from number ``since`` on."""
+        return any(p.endswith(f"/{token}") for p in self.seen[since:])
+
+    def answer(self, handler: BaseHTTPRequestHandler) -> None:
+        path = handler.path
+        if path.startswith("/hb-redirect/"):
+            handler.send_response(302)
+            handler.send_header("Location", self.redirect_to + "/hb-ssrf/" + path.rsplit("/", 1)[1])
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+            return
+        endless, trickle = path == "/hb-endless", path == "/hb-trickle"
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/plain; charset=utf-8")
+        if trickle:
+            handler.send_header("Content-Length", "1000000")
+        body = f"{REACHED} {path}\n".encode()
+        if not (endless or trickle):
+            handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+        while endless and self.sent <= SIZE_LIMIT and not self.stopping.is_set():
+            handler.wfile.write(_FILLER)
+            self.sent += len(_FILLER)
+        while trickle and not self.stopping.wait(0.2):
+            handler.wfile.write(b".")
+            handler.wfile.flush()
+        self.stopping.wait(LISTENER_LIFETIME if endless else 0)  # past the limit: hold the line, send nothing
+
+    def scrub(self, text: str) -> str:
+        """Evidence without the random port or random hex (a boundary, a reference)."""
+        return re.sub(r"\b(?=[0-9]*[a-f])[0-9a-f]{10,}\b", "…", text.replace(f":{self.port}", ":PORT"))
+
+
+@contextmanager
+def listening(count: int = 1) -> Iterator[list[Listener]]:
+    """``count`` listeners, each serving on its own thread until the block ends (at most :data:`LISTENER_LIFETIME`)."""
+    listeners: list[Listener] = []
+    try:
+        for _ in range(count):
+            listeners.append(Listener())
+            listeners[-1].thread.start()
+            listeners[-1].timer.start()
+        yield listeners
+    finally:
+        for each in listeners:
+            each.stopping.set()
+            each.timer.cancel()
+            each.server.shutdown()
+            each.server.server_close()
+
+
+def url_param(tool: dict[str, Any]) -> str | None:
+    """The tool's first string parameter that takes a URL, by name or by ``format``."""
+    for name, prop in properties(tool).items():
+        if schema_type(prop) != "string":
+            continue
+        lowered = name.lower()
+        if (lowered in URL_PARAMS or lowered.endswith(("_url", "_uri", "_link", "url"))
+                or prop.get("format") in URL_FORMATS):
+            return name
+    return None
+
+
+def url_tools(target: Target) -> list[tuple[dict[str, Any], str]]:
+    """(tool, URL parameter) for the callable tools that take a URL, at most :data:`MAX_TOOLS`; N/A when none."""
+    found = [(t, p) for t in callable_tools(target, tools_of(target)) if (p := url_param(t))]
+    return found[:MAX_TOOLS]
+
+
+NO_URL_TOOL = "not checked: no callable tool takes a URL (a parameter named url, uri, link or endpoint, or format: uri)"
+
+
+def _row(listener: Listener, target: Target, name: str, url: str, response: dict[str, Any] | None, what: str) -> str:
+    said = "no answer" if response is None else show(shown_text(response), target, 140)
+    return listener.scrub(f"{name}(url={url!r}) -> {what}; {said}")
+
+
+def _try_urls(target: Target, listener: Listener, urls: dict[str, str], *, seen_as: str, hit: str,
+              extra_env: dict[str, str] | None = None) -> tuple[list[str], list[str], list[str], ToolCalls] | Finding:
+    """Call every URL tool with every URL (``token -> url``): rows where the listener received that tool's request
+    for the token (or ``seen_as`` came back), rows answered as a success, and rows refused."""
+    tools = url_tools(target)
+    if not tools:
+        return not_applicable(NO_URL_TOOL)
+    calls = ToolCalls(target, wait=target.timeout, extra_env=extra_env)
+    hits, successes, others = [], [], []
+    for tool, param in tools:
+        name = tool_name(tool)
+        plan = [(token, url, fill_arguments(tool, **{param: url})) for token, url in urls.items()]
+        before = len(listener.seen)  # so a request is laid at this tool's door, not an earlier one's
+        for (token, url, _args), response in zip(plan, calls.calls(name, [a for _t, _u, a in plan])):
+            text = shown_text(response) if response is not None else ""
+            if listener.reached(token, before) or seen_as in text:
+                hits.append(_row(listener, target, name, url, response, hit))
+            elif response is not None and not refused(response):
+                successes.append(_row(listener, target, name, url, response, "answered as a success"))
+            elif response is not None:
+                others.append(_row(listener, target, name, url, response, "refused"))
+    return hits, successes, others, calls
+
+
+@probe("fetch_internal_refused", "URL tools refuse loopback and other internal addresses", calls_tools=True, reasons={
+    "fetched_internal": "the probe's listener on 127.0.0.1 received the request (by address, name or another spelling)",
+    "not_refused": "a URL that leads to loopback was answered as a success, not refused with a tool error",
+})
+def fetch_internal_refused(target: Target) -> Finding:
+    """Ask every URL tool for the listener's page on 127.0.0.1, spelt six ways; each must be refused, unfetched."""
+    with listening() as (listener,):
+        urls = {"loopback": listener.url("/hb-ssrf/loopback"),
+                "name": listener.url("/hb-ssrf/name", "localhost"),
+                "hex": listener.url("/hb-ssrf/hex", "0x7f000001"),
+                "decimal": listener.url("/hb-ssrf/decimal", "2130706433"),
+                "short": listener.url("/hb-ssrf/short", "127.1"),
+                "mapped": listener.url("/hb-ssrf/mapped", "[::ffff:127.0.0.1]")}
+        outcome = _try_urls(target, listener, urls, seen_as=REACHED, hit="FETCHED: the listener received it")
+    if isinstance(outcome, Finding):
+        return outcome
+    hits, successes, others, calls = outcome
+    if hits:
+        return failed("fetched_internal", f"{len(hits)} URL(s) leading to 127.0.0.1 were fetched", *hits[:8], *others[:2])
+    if successes:
+        return failed("not_refused", f"{len(successes)} URL(s) leading to 127.0.0.1 were answered as a success",
+                      *successes[:8])
+    if not others:
+        return calls.not_checked("no URL tool answered")
+    return passed(f"{len(others)} URL(s) leading to 127.0.0.1 refused, none fetched", *others[:8], *calls.notes)
+
+
+@probe("fetch_file_urls_refused", "URL tools refuse file: URLs", calls_tools=True, reasons={
+    "followed_file_scheme": "a file: URL was followed: the contents of a file the probe planted came back",
+    "not_refused": "a file: URL was answered as a success, not refused with a tool error",
+})
+def fetch_file_urls_refused(target: Target) -> Finding:
+    """Plant a file in the workspace and ask every URL tool for it by four spellings of a file: URL."""
+    planted = target.workspace.resolve() / f"hb-ssrf-planted-{secrets.token_hex(4)}.txt"
+    with planted.open("x", encoding="utf-8") as out:  # a new name: nothing of the server's is overwritten
+        out.write(f"{FILE_MARKER}\n")
+    try:
+        with listening() as (listener,):
+            urls = {"file": f"file://{planted}", "FILE": f"FILE://{planted}", "file-one-slash": f"file:{planted}",
+                    "file-localhost": f"file://localhost{planted}"}
+            outcome = _try_urls(target, listener, urls, seen_as=FILE_MARKER, hit="READ: the planted file came back")
+    finally:
+        planted.unlink(missing_ok=True)
+    if isinstance(outcome, Finding):
+        return outcome
+    hits, successes, others, calls = outcome
+    if hits:
+        return failed("followed_file_scheme", f"{len(hits)} file: URL(s) were read", *hits[:8], *others[:2])
+    if successes:
+        return failed("not_refused", f"{len(successes)} file: URL(s) were answered as a success", *successes[:8])
+    if not others:
+        return calls.not_checked("no URL tool answered")
+    return passed(f"{len(others)} file: URL(s) refused, none read", *others[:8], *calls.notes)
+
+
+LISTENER_REFUSED = ("not checked: the tool refused the probe's listener on 127.0.0.1, the only server the probe can "
+                    f"run offline (name it in {ALLOW_ENV} or the server's own allow-list to check this)")
+
+
+@probe("fetch_redirects_checked", "URL tools check every redirect like the first URL", calls_tools=True, reasons={
+    "followed_redirect": "an allowed URL redirected to an internal one, and the tool followed it",
+})
+def fetch_redirects_checked(target: Target) -> Finding:
+    """An allowed listener redirects to a second, internal one: the second must get nothing."""
+    with listening(2) as (allowed, internal):
+        allowed.redirect_to = internal.url("")
+        urls = {"by-address": allowed.url("/hb-redirect/by-address")}
+        outcome = _try_urls(target, internal, urls, seen_as=REACHED, hit="FOLLOWED to the internal listener",
+                            extra_env={ALLOW_ENV: f"127.0.0.1:{allowed.port}"})
+        first_hops = list(allowed.seen)
+    if isinstance(outcome, Finding):
+        return outcome
+    hits, successes, others, calls = outcome
+    if hits:
+        return failed("followed_redirect", "a redirect from an allowed URL to 127.0.0.1 was followed",
+                      *(allowed.scrub(h) for h in hits[:8]))
+    rows = [allowed.scrub(r) for r in [*others, *successes][:4]]
+    if not first_hops:
+        return not_applicable(LISTENER_REFUSED, *rows, *calls.notes)
+    return passed("the allowed URL was fetched and its redirect to 127.0.0.1 was not followed",
+                  f"the allowed listener received GET {first_hops[0]}; the internal one received nothing",
+                  *rows, *calls.notes)
+
+
+def _seconds_param(tool: dict[str, Any]) -> float | None:
+    """The smallest time limit the tool lets a caller set (``fill_arguments`` sends it), if any."""
+    for name, prop in properties(tool).items():
+        if any(w in name.lower() for w in (*DELAY_WORDS, "timeout")) and isinstance(prop.get("minimum"), (int, float)):
+            return float(prop["minimum"])
+    return None
+
+
+def _await(session: Any, rid: int, wait: float, listener: Listener) -> dict[str, Any] | str:
+    """The answer to ``rid``, or ``"over_limit"`` once the listener has sent more than :data:`SIZE_LIMIT` on it,
+    or ``"no_answer"`` after ``wait`` seconds."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if listener.sent > SIZE_LIMIT:
+            return "over_limit"
+        try:
+            answer = session.wait_for_id(rid, timeout=0.1, garbage_grace=0)
+        except WireTimeout:
+            continue
+        return "over_limit" if listener.sent > SIZE_LIMIT else answer
+    return "over_limit" if listener.sent > SIZE_LIMIT else "no_answer"
+
+
+@probe("fetch_bounded", "URL tools stop at a size limit and a deadline", calls_tools=True, reasons={
+    "read_without_limit": f"the tool kept reading one endless response past {SIZE_LIMIT // 2**20} MiB",
+    "no_deadline": "a response that trickles in one byte every 0.2 s kept the tool busy past its time limit (or the "
+                   "probe's wait)",
+})
+def fetch_bounded(target: Target) -> Finding:
+    """An allowed listener serves an endless body, then a trickle; the tool must answer each within its time limit."""
+    tools = url_tools(target)
+    if not tools:
+        return not_applicable(NO_URL_TOOL)
+    tool, param = tools[0]
+    name, own_limit = tool_name(tool), _seconds_param(tool)
+    wait = own_limit + 2.0 if own_limit is not None else max(target.timeout, 5.0)
+    with listening() as (listener,):
+        session, _ = handshake(target, extra_env={ALLOW_ENV: f"127.0.0.1:{listener.port}"})
+        rows = []
+        for path in ("/hb-endless", "/hb-trickle"):
+            url = listener.url(path)
+            rid = send_request(session, "tools/call", {"name": name, "arguments": fill_arguments(tool, **{param: url})})
+            answer = _await(session, rid, wait, listener)
+            if not listener.seen:
+                return not_applicable(LISTENER_REFUSED, listener.scrub(f"{name}(url={url!r}) -> "
+                                      + (show(shown_text(answer), target, 140) if isinstance(answer, dict) else answer)))
+            if answer == "over_limit":
+                return failed("read_without_limit", f"{name} read more than {SIZE_LIMIT // 2**20} MiB of one response "
+                              "and was still reading", listener.scrub(f"{name}(url={url!r}) -> still reading past "
+                                                                      f"{SIZE_LIMIT // 2**20} MiB"))
+            if answer == "no_answer":
+                return failed("no_deadline", f"{name} was still fetching a trickling response after {wait:g} s",
+                              listener.scrub(f"{name}(url={url!r}) -> no answer within {wait:g} s"), *rows)
+            rows.append(listener.scrub(f"{name}(url={url!r}) -> answered: {show(shown_text(answer), target, 120)}"))
+    return passed(f"{name} stopped an endless response and a trickling one within {wait:g} s", *rows,
+                  f"time limit the probe set: {compact(own_limit)} s" if own_limit is not None else "no time parameter")
