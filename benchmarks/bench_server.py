@@ -17,7 +17,8 @@ Then over Streamable HTTP, three servers with the same tool:
   floor      the standard library's ThreadingHTTPServer answering each POST
              with the echo (no MCP at all): what http.server and the
              http.client on the other end cost, the least any server built on
-             http.server can take
+             http.server can take. The reference server reads HTTP itself
+             (http_reader.py), so it can come in under this floor.
   reference  python -m reference_server --http 127.0.0.1:PORT
   mcpserver  the SDK's MCPServer run("streamable-http", json_response=True),
              its fastest reply format (stateful: the handshake era needs sessions)

@@ -11,6 +11,7 @@ import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -257,7 +258,7 @@ def test_a_base64_mcp_name_is_decoded_before_it_is_compared(server):
     assert answer.status == 200 and answer.json["result"]["resultType"] == "complete"
 
 
-@pytest.mark.parametrize("method", ["ping", "logging/setLevel", "resources/list"])
+@pytest.mark.parametrize("method", ["ping", "logging/setLevel", "completion/complete"])
 def test_an_unknown_or_removed_method_is_404_method_not_found(server, method):
     answer = modern(server, method)
     assert answer.status == 404 and answer.json["error"]["code"] == -32601
@@ -387,3 +388,176 @@ def test_a_session_replays_a_repeated_request_and_2026_requests_are_never_replay
     for _ in range(2):  # 2026-07-28: ids are unique only while in flight, so each request runs
         assert modern(server, "tools/call", note, request_id=9).json["result"]["resultType"] == "complete"
     assert (workspace / "notes.md").read_text().count("## once") == 3
+
+
+# -- the request reader: bad HTTP gets a clear status and a closed connection, never a hang -----------------
+def _raw_exchange(server, data: bytes, *, timeout: float = 5.0) -> bytes:
+    """Send ``data`` on a fresh connection and read until the server closes it (bounded by ``timeout``)."""
+    received = b""
+    deadline = time.monotonic() + timeout
+    with socket.create_connection(("127.0.0.1", server.port), timeout=timeout) as sock:
+        sock.sendall(data)
+        while time.monotonic() < deadline:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return received
+            received += chunk
+    raise AssertionError(f"the server kept the connection open after {received[:300]!r}")
+
+
+def _read_response(sock: socket.socket, pending: bytearray) -> tuple[int, dict[str, str], bytes]:
+    """One response with a Content-Length body, read off ``sock``; bytes past it stay in ``pending``."""
+    while b"\r\n\r\n" not in pending:
+        chunk = sock.recv(65536)
+        assert chunk, f"the connection closed before a response; got {bytes(pending)!r}"
+        pending += chunk
+    head, _, _ = bytes(pending).partition(b"\r\n\r\n")
+    del pending[:len(head) + 4]
+    status_line, *field_lines = head.decode("latin-1").split("\r\n")
+    fields = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in field_lines)}
+    length = int(fields["content-length"])
+    while len(pending) < length:
+        chunk = sock.recv(65536)
+        assert chunk, "the connection closed inside a response body"
+        pending += chunk
+    body = bytes(pending[:length])
+    del pending[:length]
+    return int(status_line.split(" ")[1]), fields, body
+
+
+def _post_bytes(server, body: dict[str, Any], *, extra: str = "") -> bytes:
+    """A 2026-07-28 POST written by hand, ``extra`` header lines added."""
+    data = json.dumps(body).encode()
+    return (f"POST /mcp HTTP/1.1\r\nHost: {server.host}\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\n"
+            f"MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {body['method']}\r\n{extra}"
+            f"Content-Length: {len(data)}\r\n\r\n").encode() + data
+
+
+def _discover(request_id: int) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "server/discover", "params": {"_meta": ENVELOPE}}
+
+
+def _status_and_error(response: bytes) -> tuple[int, str]:
+    head, _, body = response.partition(b"\r\n\r\n")
+    assert b"\r\nconnection: close\r\n" in head.lower() + b"\r\n", head  # the server says it closes
+    return int(head.split(b" ")[1]), json.loads(body)["error"]["message"]
+
+
+def test_an_oversized_header_line_is_431_and_the_connection_closes(server):
+    status, message = _status_and_error(_raw_exchange(server, _post_bytes(
+        server, _discover(1), extra=f"X-Padding: {'a' * 10_000}\r\n")))
+    assert status == 431 and "X-Padding" in message and "8192" in message
+
+
+def test_too_many_header_fields_is_431(server):
+    extra = "".join(f"X-Field-{n}: {n}\r\n" for n in range(120))
+    status, message = _status_and_error(_raw_exchange(server, _post_bytes(server, _discover(1), extra=extra)))
+    assert status == 431 and "header fields" in message
+
+
+def test_a_post_without_content_length_is_411(server):
+    head = (f"POST /mcp HTTP/1.1\r\nHost: {server.host}\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\n"
+            f"MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: server/discover\r\n\r\n").encode()
+    status, message = _status_and_error(_raw_exchange(server, head))
+    assert status == 411 and "Content-Length" in message
+
+
+def test_a_chunked_body_is_501_and_the_connection_closes(server):
+    data = json.dumps(_discover(1)).encode()
+    request = (f"POST /mcp HTTP/1.1\r\nHost: {server.host}\r\nContent-Type: application/json\r\nAccept: {ACCEPT}\r\n"
+               f"MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: server/discover\r\nTransfer-Encoding: chunked\r\n\r\n"
+               f"{len(data):x}\r\n").encode() + data + b"\r\n0\r\n\r\n"
+    status, message = _status_and_error(_raw_exchange(server, request))
+    assert status == 501 and "Transfer-Encoding" in message and "Content-Length" in message
+
+
+@pytest.mark.parametrize("request_bytes, status", [
+    (b"HELLO\r\n\r\n", 400),
+    (b"GET /mcp\r\n\r\n", 400),
+    (b"GET /mcp HTTP/1.1 extra\r\n\r\n", 400),
+    (b"GET  /mcp HTTP/1.1\r\n\r\n", 400),
+    (b"GET /mcp HTTP/2.0\r\nHost: x\r\n\r\n", 505),
+    (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 400),  # a TLS ClientHello: refused at once, no wait
+    (b"GET /mcp HTTP/1.1\r\nHost : 127.0.0.1\r\n\r\n", 400),  # space before the colon (RFC 9112 section 5.1)
+    (b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n folded\r\n\r\n", 400),
+    (b"GET /mcp HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
+    (b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", 400),
+    (b"POST /mcp HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n", 400),
+    (b"GET /mcp HTTP/1.1\r\nHost: a\r\nX: a\x00b\r\n\r\n", 400),
+    (b"GET /mcp HTTP/1.1\r\nHost: a\r\nExpect: 200-ok\r\n\r\n", 417),
+])
+def test_a_malformed_request_gets_a_clear_status_and_no_traceback(server, request_bytes, status):
+    got, message = _status_and_error(_raw_exchange(server, request_bytes, timeout=3))
+    assert got == status and message.split(":")[0] in ("Bad Request", "HTTP Version Not Supported",
+                                                       "Expectation Failed")
+    assert "Traceback" not in server.stderr
+
+
+def test_three_requests_on_one_keep_alive_connection(server):
+    pending = bytearray()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+        sock.sendall(_post_bytes(server, _discover(1)))
+        status, fields, body = _read_response(sock, pending)
+        assert status == 200 and json.loads(body)["id"] == 1 and fields.get("connection") != "close"
+        sock.sendall(_post_bytes(server, _discover(2)) + _post_bytes(server, _discover(3)))  # pipelined
+        answers = [_read_response(sock, pending) for _ in range(2)]
+        assert [json.loads(body)["id"] for _, _, body in answers] == [2, 3]
+        assert all(status == 200 for status, _, _ in answers) and not pending
+
+
+def test_a_slow_client_does_not_block_another_connection(server):
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as slow:
+        request = _post_bytes(server, _discover(7))
+        slow.sendall(request[:40])  # half a head, then silence
+        started = time.monotonic()
+        answer = modern(server, "server/discover")  # another client, meanwhile
+        assert answer.status == 200 and time.monotonic() - started < 2
+        slow.sendall(request[40:])  # the slow client finishes and is served too
+        status, _, body = _read_response(slow, bytearray())
+        assert status == 200 and json.loads(body)["id"] == 7
+
+
+def test_head_and_unknown_methods(server):
+    assert call(server, "HEAD").status == 405
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    try:
+        connection.request("BREW", "/mcp", headers={"Host": server.host})
+        response = connection.getresponse()
+        assert response.status == 501 and "BREW" in json.loads(response.read())["error"]["message"]
+    finally:
+        connection.close()
+
+
+def _within(seconds: float, action):
+    """What ``action()`` returns or raises, run on a daemon thread; fails the test if it takes longer than ``seconds``."""
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append(("returned", action()))
+        except Exception as exc:
+            outcome.append(("raised", exc))
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert outcome, f"still waiting after {seconds} s: the reader has no deadline"
+    return outcome[0]
+
+
+def test_a_stalled_head_is_408_and_an_idle_connection_is_let_go(monkeypatch):
+    """The reader's deadlines, shortened: a head that stops coming is refused, an idle connection ends."""
+    from reference_server import http_reader
+
+    monkeypatch.setattr(http_reader, "WAIT_SECONDS", 0.05)
+    monkeypatch.setattr(http_reader, "HEAD_SECONDS", 0.3)
+    monkeypatch.setattr(http_reader, "IDLE_SECONDS", 0.3)
+    client, served = socket.socketpair()
+    with client, served:
+        client.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1")  # and then nothing
+        started = time.monotonic()
+        kind, refused = _within(3, http_reader.RequestReader(served).read_head)
+        assert kind == "raised" and refused.status == 408 and time.monotonic() - started > 0.25
+        started = time.monotonic()
+        assert _within(3, http_reader.RequestReader(served).read_head) == ("returned", None)  # let go quietly
+        assert time.monotonic() - started > 0.25

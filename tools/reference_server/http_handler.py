@@ -1,42 +1,76 @@
 """The HTTP handler of the reference server: what each request to ``/mcp`` gets, in order.
 
-Every request first passes the DNS-rebinding checks (``Origin``, then ``Host``) and the path; then
-POST carries one JSON-RPC message, DELETE ends a handshake-era session, and GET is refused (405).
-A POST is served by the handshake era when it belongs to a session (2025-11-25), by the 2026-07-28
-era when it carries that revision's envelope or has no session; its answer goes back as JSON or as an
-SSE stream (``http_exchange``).
+One handler serves one connection: it reads requests (``http_reader``) until the client closes,
+stays idle, or a request breaks the framing. Every request first passes the DNS-rebinding checks
+(``Origin``, then ``Host``) and the path; then POST carries one JSON-RPC message, DELETE ends a
+handshake-era session, and GET is refused (405). A POST is served by the handshake era when it
+belongs to a session (2025-11-25), by the 2026-07-28 era when it carries that revision's envelope
+or has no session; its answer goes back as JSON or as an SSE stream (``http_exchange``).
 """
 from __future__ import annotations
 
 import io
-from http.server import BaseHTTPRequestHandler
+import socket
+import socketserver
+import time
+from functools import lru_cache
+from http import HTTPStatus
 
 from reference_server import HANDSHAKE_VERSIONS, MODERN_VERSIONS, __version__, seams
 from reference_server.errors import (HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
                                      METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, PARSE_ERROR,
                                      UNSUPPORTED_PROTOCOL_VERSION)
 from reference_server.http_exchange import Exchange
-from reference_server.logs import format_exception, report_seam_error
-from reference_server.modern import complete, is_modern
+from reference_server.http_reader import ClientGone, HttpError, RequestHead, RequestReader
+from reference_server.logs import enabled, format_exception, report_seam_error
+from reference_server.modern import is_modern
 from reference_server.route import Route
 from reference_server.server import IGNORE, check_envelope
 from reference_server.wire import decode_frame
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from typing import Any
 
     from reference_server.http_server import McpHttpServer
 
 ENDPOINT = "/mcp"
-IDLE_CONNECTION_SECONDS = 30.0
 ROUTING_HEADERS = ("mcp-protocol-version", "mcp-method", "mcp-name")
 MODERN_ERROR_STATUS = {PARSE_ERROR: 400, INVALID_REQUEST: 400, INVALID_PARAMS: 400, HEADER_MISMATCH: 400,
                        MISSING_REQUIRED_CLIENT_CAPABILITY: 400, UNSUPPORTED_PROTOCOL_VERSION: 400,
                        METHOD_NOT_FOUND: 404}
 """2026-07-28 basic/transports/streamable-http: 400 for a missing envelope field, a header mismatch or an
 unsupported version; 404 with -32601 for an unknown method (each a MUST). Other answers are 200."""
+SERVED_METHODS = ("POST", "GET", "DELETE", "PUT", "PATCH", "OPTIONS", "HEAD")
+"""Methods that pass the Origin and Host checks and then get an answer (405 for all but POST, GET, DELETE);
+any other method is 501 (RFC 9110 section 9.1: a method the server does not recognise)."""
+STATUS_LINES = {status.value: f"HTTP/1.1 {status.value} {status.phrase}\r\n".encode() for status in HTTPStatus}
+SERVER_FIELD = f"Server: reference-server/{__version__}\r\n".encode()
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_date_field = (0, b"")
+
+
+def date_field() -> bytes:
+    """The ``Date`` header line (RFC 9110 section 6.6.1: an origin server with a clock MUST send it), made once a second."""
+    global _date_field
+    now = int(time.time())
+    second, line = _date_field
+    if second != now:
+        t = time.gmtime(now)
+        line = (f"Date: {_DAYS[t.tm_wday]}, {t.tm_mday:02d} {_MONTHS[t.tm_mon - 1]} {t.tm_year} "
+                f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d} GMT\r\n").encode()
+        _date_field = (now, line)
+    return line
+
+
+@lru_cache(maxsize=256)
+def accepts_json_and_events(accept: str) -> bool:
+    """2025-11-25 and 2026-07-28: the client MUST list both types in Accept (wildcards count)."""
+    types = {part.partition(";")[0].strip().lower() for part in accept.split(",")}
+    return bool(types & {"application/json", "application/*", "*/*"}) and bool(
+        types & {"text/event-stream", "text/*", "*/*"})
 
 
 def modern_status(message: dict[str, Any]) -> int:
@@ -48,46 +82,71 @@ def legacy_status(message: dict[str, Any]) -> int:
     return 200  # 2025-11-25 gives a JSON-RPC answer no status of its own: the error is in the body
 
 
-class McpHandler(BaseHTTPRequestHandler):
-    """One connection: each request is checked (Origin, Host, path) before its method runs."""
+class McpHandler(socketserver.BaseRequestHandler):
+    """One connection: its requests in order, each checked (Origin, Host, path) before its method runs."""
 
     server: McpHttpServer
-    protocol_version = "HTTP/1.1"  # keep-alive: many requests on one connection
-    server_version = f"reference-server/{__version__}"
-    timeout = IDLE_CONNECTION_SECONDS
-    wbufsize = 64 * 1024  # headers and body leave in one segment when flushed (no Nagle / delayed-ACK stall)
-    disable_nagle_algorithm = True
+    request: socket.socket
 
-    def version_string(self) -> str:
-        return self.server_version
+    def setup(self) -> None:
+        self.connection = self.request
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # an answer leaves at once
+        self.reader = RequestReader(self.connection)
+        self.close_connection = False
+        self._start_request(None)
 
-    def handle_expect_100(self) -> bool:
-        """Send ``100 Continue`` at once (curl asks before a large body); the buffered writer would hold it."""
-        answer = super().handle_expect_100()
-        self.wfile.flush()
-        return answer
+    def _start_request(self, head: RequestHead | None) -> None:
+        self.head = head
+        self.command = head.method if head else ""
+        self.path = head.target if head else ""
+        self.request_version = head.version if head else "HTTP/1.1"
+        self.headers: dict[str, str] = head.headers if head else {}
+        self.close_connection = not head.keep_alive if head else True
+        self._body_read = not (head and head.content_length)  # nothing to read is as good as read
+        self._chunked = False
+        self._responded = False
 
-    def do_POST(self) -> None:
-        self._guarded(self._post)
+    def handle(self) -> None:
+        """Serve requests until the client closes or idles, a request breaks the framing, or one asks to close."""
+        try:
+            while True:
+                try:
+                    head = self.reader.read_head()
+                except HttpError as exc:
+                    self._start_request(None)
+                    self._bad_request(exc)
+                    return
+                if head is None:
+                    return
+                self._start_request(head)
+                if head.method not in SERVED_METHODS:
+                    self._refuse(501, f"Not Implemented: this server does not know the method {head.method[:40]}")
+                else:
+                    self._guarded(getattr(self, "_" + head.method.lower()))
+                if self.close_connection:
+                    return
+        except (ClientGone, OSError):
+            return  # the client went away, or stopped reading our answer
 
-    def do_GET(self) -> None:
+    def _bad_request(self, exc: HttpError) -> None:
+        """A request whose framing is broken: say why, then close (its end cannot be found)."""
+        self.server.engine.log("warning", "http_error", status=exc.status, detail=exc.text[:300])
+        self.write_json(exc.status, seams.SEAMS["error_response"](None, INVALID_REQUEST, exc.text))
+
+    def _get(self) -> None:
         # 2025-11-25 allows 405 when the server offers no stream (this one sends nothing unprompted);
         # 2026-07-28 removed the GET stream and says 405 (streamable-http#backward-compatibility).
-        self._guarded(lambda: self._refuse(405, "Method Not Allowed: this server offers no GET stream; POST "
-                                                "JSON-RPC messages", allow="POST, DELETE"))
-
-    def do_DELETE(self) -> None:
-        self._guarded(self._delete)
+        self._refuse(405, "Method Not Allowed: this server offers no GET stream; POST JSON-RPC messages",
+                     allow="POST, DELETE")
 
     def _not_allowed(self) -> None:
-        self._guarded(lambda: self._refuse(405, f"Method Not Allowed: {self.command}", allow="POST, DELETE"))
+        self._refuse(405, f"Method Not Allowed: {self.command}", allow="POST, DELETE")
 
-    do_PUT = do_PATCH = do_OPTIONS = _not_allowed
+    _put = _patch = _options = _head = _not_allowed
 
     # -- checks every request passes ------------------------------------------------------------------
     def _guarded(self, action: Callable[[], None]) -> None:
-        self._body_read = False
-        origin, host = self.headers.get("Origin"), self.headers.get("Host")
+        origin, host = self.headers.get("origin"), self.headers.get("host")
         if not self._allows("origin_allowed", origin, self.server.allowed_origins):
             # 2025-11-25 and 2026-07-28 Streamable HTTP, security: a present, invalid Origin MUST get 403
             self._refuse(403, f"Forbidden: Origin {origin!r} may not use this server")
@@ -97,16 +156,19 @@ class McpHandler(BaseHTTPRequestHandler):
         elif self.path.partition("?")[0] != ENDPOINT:
             self._refuse(404, f"Not Found: the MCP endpoint is {ENDPOINT}")
         elif self.server.stopping:
+            self.close_connection = True
             self._refuse(503, "Service Unavailable: the server is shutting down")
         else:
             self.server.begin()
             try:
                 action()
-            except OSError:
+            except (ClientGone, OSError):
                 self.close_connection = True  # the client went away
             except Exception as exc:
                 self.server.engine.log("error", "http_handler_failed", traceback=format_exception(exc))
                 self.close_connection = True
+                if not self._responded:
+                    self.write_json(500, seams.SEAMS["error_response"](None, INTERNAL_ERROR, "Internal error"))
             finally:
                 self.server.end()
 
@@ -118,21 +180,24 @@ class McpHandler(BaseHTTPRequestHandler):
 
     # -- POST: one JSON-RPC message ---------------------------------------------------------------------
     def _post(self) -> None:
-        if (self.headers.get("Content-Type") or "").partition(";")[0].strip().lower() != "application/json":
+        if self.headers.get("content-type", "").partition(";")[0].strip().lower() != "application/json":
             return self._refuse(415, "Unsupported Media Type: send Content-Type: application/json")
-        if not self._accepts_json_and_events():
+        if not accepts_json_and_events(self.headers.get("accept", "")):
             return self._refuse(406, "Not Acceptable: list both application/json and text/event-stream in Accept")
-        length = self.headers.get("Content-Length")
-        if length is None or not length.isdigit():
+        length = self.head.content_length
+        if length is None:  # a body sent without a length may follow: it must not be read as the next request
+            self.close_connection = True
             return self._refuse(411, "Length Required: send the body with a Content-Length header")
         limit = self.server.engine.max_frame_bytes
-        if int(length) > limit:
+        if length > limit:
             return self._refuse(413, f"Invalid Request: message exceeds {limit} bytes")
-        body = self.rfile.read(int(length))
+        if self.head.expects_continue:  # the client waits for this before it sends a large body (curl does)
+            self.connection.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+        try:
+            body = self.reader.read_body(length)
+        except HttpError as exc:
+            return self._refuse(exc.status, exc.text)
         self._body_read = True
-        if len(body) < int(length):
-            self.close_connection = True
-            return
         try:
             msg = decode_frame(body.decode("utf-8"))
         except (ValueError, RecursionError) as exc:
@@ -150,12 +215,6 @@ class McpHandler(BaseHTTPRequestHandler):
             return self._serve_modern(msg)
         return self._serve_legacy(msg)
 
-    def _accepts_json_and_events(self) -> bool:
-        """2025-11-25 and 2026-07-28: the client MUST list both types in Accept (wildcards count)."""
-        types = {part.partition(";")[0].strip().lower()
-                 for part in ",".join(self.headers.get_all("Accept") or []).split(",")}
-        return bool(types & {"application/json", "application/*", "*/*"}) and bool(
-            types & {"text/event-stream", "text/*", "*/*"})
 
     def _is_modern(self, msg: dict[str, Any]) -> bool:
         """2026-07-28 rules when the body carries the envelope, the version header names a modern revision, or
@@ -163,11 +222,11 @@ class McpHandler(BaseHTTPRequestHandler):
         if not self.server.engine.modern:
             return False
         return (is_modern((msg.get("params") or {}).get("_meta"))
-                or self.headers.get("MCP-Protocol-Version") in MODERN_VERSIONS
-                or self.headers.get("Mcp-Session-Id") is None)
+                or self.headers.get("mcp-protocol-version") in MODERN_VERSIONS
+                or self.headers.get("mcp-session-id") is None)
 
     def _notification(self, msg: dict[str, Any]) -> None:
-        session_id = self.headers.get("Mcp-Session-Id")
+        session_id = self.headers.get("mcp-session-id")
         if session_id is None:
             # 2026-07-28 defines no client notifications over HTTP (cancelling is closing the stream): acknowledged
             return self._accepted()
@@ -197,16 +256,16 @@ class McpHandler(BaseHTTPRequestHandler):
         self.write_json(200, answer, headers)
 
     def _serve_legacy(self, msg: dict[str, Any]) -> None:
-        session_id = self.headers.get("Mcp-Session-Id")
+        session_id = self.headers.get("mcp-session-id")
         if session_id is None:
-            return self._refuse(400, "Bad Request: no Mcp-Session-Id header; send initialize first", body_read=True)
+            return self._refuse(400, "Bad Request: no Mcp-Session-Id header; send initialize first")
         session = self.server.sessions.get(session_id)
         if session is None:
             return self._unknown_session()
-        version = self.headers.get("MCP-Protocol-Version")
+        version = self.headers.get("mcp-protocol-version")
         if version is not None and version not in HANDSHAKE_VERSIONS:
             # 2025-11-25 basic/transports#protocol-version-header: an unsupported version MUST get 400
-            return self._refuse(400, f"Bad Request: unsupported MCP-Protocol-Version {version[:40]!r}", body_read=True)
+            return self._refuse(400, f"Bad Request: unsupported MCP-Protocol-Version {version[:40]!r}")
         exchange = Exchange(self, msg["id"], status_for=legacy_status)
         route = Route(exchange.send, scope_id=session.id, session=session, separate_replies=True,
                       abandon=exchange.abandon)
@@ -214,7 +273,7 @@ class McpHandler(BaseHTTPRequestHandler):
         self._deliver(exchange)
 
     def _serve_modern(self, msg: dict[str, Any]) -> None:
-        duplicated = next((name for name in ROUTING_HEADERS if len(self.headers.get_all(name) or ()) > 1), None)
+        duplicated = next((name for name in ROUTING_HEADERS if name in self.head.repeated), None)
         if duplicated is not None:  # a router reading the first copy and one reading the last would disagree
             return self.write_json(400, seams.SEAMS["error_response"](
                 msg["id"], HEADER_MISMATCH, f"Header mismatch: the {duplicated} header appears more than once"))
@@ -224,9 +283,9 @@ class McpHandler(BaseHTTPRequestHandler):
             engine.calls.cancel(seams.call("request_key", scope, msg["id"]))
 
         exchange = Exchange(self, msg["id"], status_for=modern_status, on_disconnect=cancel)
-        route = Route(lambda message: exchange.send(complete(message)), scope_id=scope, modern=True,
+        route = Route(lambda message: exchange.send(seams.call("complete_result", message)), scope_id=scope, modern=True,
                       separate_replies=True, abandon=exchange.abandon)
-        engine.serve_modern(msg, route, {name.lower(): value for name, value in self.headers.items()})
+        engine.serve_modern(msg, route, self.headers)  # names are lower-cased already
         self._deliver(exchange)
 
     def _deliver(self, exchange: Exchange) -> None:
@@ -236,13 +295,12 @@ class McpHandler(BaseHTTPRequestHandler):
 
     # -- DELETE: end a handshake-era session (2025-11-25 session management) ----------------------------
     def _delete(self) -> None:
-        session_id = self.headers.get("Mcp-Session-Id")
+        session_id = self.headers.get("mcp-session-id")
         if session_id is None:
             return self._refuse(400, "Bad Request: DELETE ends a session; send its Mcp-Session-Id")
         if not self.server.sessions.close(session_id):
             return self._unknown_session()
-        self.send_response(204)
-        self.end_headers()
+        self.send_head(204, ())
 
     # -- writing ------------------------------------------------------------------------------------------
     def encode(self, message: dict[str, Any]) -> bytes:
@@ -251,61 +309,69 @@ class McpHandler(BaseHTTPRequestHandler):
         seams.SEAMS["write_message"](buffer, message)
         return buffer.getvalue()
 
+    def _head_bytes(self, status: int, fields: Iterable[tuple[str, str]]) -> bytes:
+        """A response's status line and header fields. A request whose body is still unread closes the
+        connection: its body would be taken for the next request."""
+        if not self._body_read:
+            self.close_connection = True
+        self._responded = True
+        lines = [STATUS_LINES[status], SERVER_FIELD, date_field()]
+        lines += [f"{name}: {value}\r\n".encode("latin-1") for name, value in fields]
+        if self.close_connection:
+            lines.append(b"Connection: close\r\n")
+        elif self.request_version == "HTTP/1.0":
+            lines.append(b"Connection: keep-alive\r\n")
+        lines.append(b"\r\n")
+        return b"".join(lines)
+
+    def send_head(self, status: int, fields: Iterable[tuple[str, str]]) -> None:
+        self.connection.sendall(self._head_bytes(status, fields))
+        self.log_request(status)
+
     def write_json(self, status: int, message: dict[str, Any], headers: dict[str, str] | None = None) -> None:
         try:
             body = self.encode(message)
         except Exception as exc:
             report_seam_error("write_message", exc)
             status, body = 500, b""
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
-        self.wfile.flush()
+        head = self._head_bytes(status, [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
+                                         *(headers or {}).items()])
+        # one segment: no wait for a delayed ACK; HEAD gets the fields a GET would get, no body (RFC 9110 9.3.2)
+        self.connection.sendall(head if self.command == "HEAD" else head + body)
+        self.log_request(status)
 
     def start_stream(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("X-Accel-Buffering", "no")  # 2026-07-28: servers SHOULD send it on SSE streams
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
+        """An SSE response: chunked on HTTP/1.1; on HTTP/1.0 the stream ends when the connection does."""
+        self._chunked = self.request_version == "HTTP/1.1"
+        if not self._chunked:
+            self.close_connection = True
+        self.send_head(200, [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"),
+                             ("X-Accel-Buffering", "no"),  # 2026-07-28: servers SHOULD send it on SSE streams
+                             *([("Transfer-Encoding", "chunked")] if self._chunked else [])])
 
     def write_chunk(self, data: bytes) -> None:
-        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-        self.wfile.flush()
+        self.connection.sendall(b"%x\r\n%s\r\n" % (len(data), data) if self._chunked else data)
 
     def end_stream(self) -> None:
-        self.wfile.write(b"0\r\n\r\n")
-        self.wfile.flush()
+        if self._chunked:
+            self.connection.sendall(b"0\r\n\r\n")
 
     def _accepted(self) -> None:
-        self.send_response(202)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+        self.send_head(202, [("Content-Length", "0")])
 
     def _unknown_session(self) -> None:
         # 2025-11-25 session management: a request with an id of a session that ended MUST get 404
         self._refuse(404, "Not Found: no session has this Mcp-Session-Id (it ended, or the server restarted); "
-                          "send initialize to open a new one", body_read=True)
+                          "send initialize to open a new one")
 
-    def _refuse(self, status: int, text: str, *, allow: str | None = None, body_read: bool = False) -> None:
-        """An HTTP-level refusal: a JSON-RPC error without an id in the body; the connection closes when
-        a request body was left unread."""
-        if not (body_read or self._body_read) and (self.headers.get("Content-Length", "0") != "0"
-                                                   or "Transfer-Encoding" in self.headers):
-            self.close_connection = True  # the unread body would be taken for the next request
+    def _refuse(self, status: int, text: str, *, allow: str | None = None) -> None:
+        """An HTTP-level refusal: a JSON-RPC error without an id in the body."""
         self.write_json(status, seams.SEAMS["error_response"](None, INVALID_REQUEST, text),
                         {"Allow": allow} if allow else None)
 
-    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        self.server.engine.log("debug", "http_request", method=self.command, path=self.path[:200], status=code)
-
-    def log_error(self, format: str, *args: Any) -> None:
-        self.server.engine.log("warning", "http_error", detail=(format % args)[:300])
+    def log_request(self, code: int) -> None:
+        if enabled("debug"):
+            self.server.engine.log("debug", "http_request", method=self.command, path=self.path[:200], status=code)
 
 
 def _drop(_message: dict[str, Any]) -> None:

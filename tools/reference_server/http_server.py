@@ -1,9 +1,11 @@
 """Streamable HTTP for the reference server: one endpoint, ``/mcp``, both protocol eras.
 
-Why the standard library's ``http.server``: a thread per connection is plenty for
-a reference server, costs no dependency, and keeps every decision in view: the
-DNS-rebinding checks (``Origin``, then ``Host``), the handshake era's sessions
-(2025-11-25), the 2026-07-28 header checks, and the HTTP status of each outcome.
+Why ``socketserver`` threads and a request reader of our own (``http_reader``): a
+thread per connection is plenty for a reference server, costs no dependency, and
+keeps every decision in view: the DNS-rebinding checks (``Origin``, then ``Host``),
+the handshake era's sessions (2025-11-25), the 2026-07-28 header checks, and the
+HTTP status of each outcome. ``http.server`` would do the reading too, but its
+``email``-based header parsing costs more than the MCP call a request carries.
 The security decisions are seams (``http_policy``); the protocol is the same
 engine the stdio transport uses (``server.Server``).
 """
@@ -12,14 +14,14 @@ from __future__ import annotations
 import itertools
 import socket
 import socketserver
+import sys
 import threading
 import time
 from collections import OrderedDict
-from http.server import ThreadingHTTPServer
 
 from reference_server import seams
 from reference_server.http_handler import ENDPOINT, McpHandler
-from reference_server.logs import LogState, report_seam_error, stderr_line
+from reference_server.logs import LogState, format_exception, report_seam_error, stderr_line
 from reference_server.route import Session
 from reference_server.server import SIGNAL_DRAIN_SECONDS
 
@@ -78,10 +80,12 @@ class Sessions:
             return self._by_id.pop(session_id, None) is not None
 
 
-class McpHttpServer(ThreadingHTTPServer):
-    """The listening socket, the engine it feeds, and what every connection shares."""
+class McpHttpServer(socketserver.ThreadingTCPServer):
+    """The listening socket, the engine it feeds, and what every connection shares (a thread each)."""
 
-    daemon_threads = True
+    daemon_threads = True  # an idle keep-alive connection does not hold the process at exit
+    allow_reuse_address = True  # a restart can listen again on the port at once
+    request_queue_size = 64  # connections the kernel holds while the accept thread is busy
 
     def __init__(self, address: tuple[str, int], *, engine: Server) -> None:
         if ":" in address[0]:
@@ -91,34 +95,33 @@ class McpHttpServer(ThreadingHTTPServer):
         self.allowed_hosts: frozenset[str] = frozenset()
         self.allowed_origins: frozenset[str] = frozenset()
         self.stopping = False
-        self._active = 0
-        self._idle = threading.Condition()
+        self._active = 0  # requests being answered
+        self._active_lock = threading.Lock()
         self._scopes = itertools.count(1)
         super().__init__(address, McpHandler)
 
-    def server_bind(self) -> None:
-        socketserver.TCPServer.server_bind(self)  # HTTPServer's also looks the host name up in DNS: not needed
-        self.server_name, self.server_port = str(self.server_address[0]), int(self.server_address[1])
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A connection's handler failed: one log record instead of ``socketserver``'s traceback on stderr."""
+        self.engine.log("error", "http_connection_failed", traceback=format_exception(sys.exception()))
 
     def new_scope(self) -> str:
         """A scope for one 2026-07-28 request's id: ids are unique only among one client's requests in flight."""
         return f"http-{next(self._scopes)}"
 
     def begin(self) -> None:
-        with self._idle:
+        with self._active_lock:
             self._active += 1
 
     def end(self) -> None:
-        with self._idle:
+        with self._active_lock:
             self._active -= 1
-            self._idle.notify_all()
 
     def wait_idle(self, timeout: float, hurry: Callable[[], bool]) -> float:
-        """Wait (bounded) until no request is being answered; return the time left of ``timeout``."""
+        """Wait (bounded, looking every 50 ms) until no request is being answered; return the time left of
+        ``timeout``. Polling keeps ``begin`` and ``end`` cheap: they run on every request."""
         deadline = time.monotonic() + timeout
-        with self._idle:
-            while self._active and not hurry() and time.monotonic() < deadline:
-                self._idle.wait(min(0.1, max(deadline - time.monotonic(), 0)))
+        while self._active and not hurry() and time.monotonic() < deadline:
+            time.sleep(0.05)
         return max(deadline - time.monotonic(), 0.0)
 
 
