@@ -39,7 +39,7 @@ def _required(prompt: dict[str, Any]) -> list[str]:
             if isinstance(a, dict) and a.get("required") is True and isinstance(a.get("name"), str)]
 
 
-@probe("prompt_arguments_checked", "a missing required prompt argument is -32602", reasons={
+@probe("prompt_arguments_checked", "a missing required prompt argument is -32602", over_http=True, reasons={
     "missing_argument_accepted": "prompts/get without a required argument returned a prompt",
     "wrong_code_for_missing": "a missing required argument got an error other than -32602 (often -32603: a crash)",
     "unknown_prompt_not_refused": "prompts/get of a prompt that does not exist was not answered -32602",
