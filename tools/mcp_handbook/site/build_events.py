@@ -11,16 +11,27 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 from .generated import generated_pages, navigation
+from .highlight_cache import install as install_highlight_cache
 from .state import ContentError, load_site_data, site_data
 from .widgets import fill
 
 
 def start_build(config: Any) -> None:
-    """Parse the content once for this build; a content error stops it with every diagnostic, no traceback."""
+    """Parse the content once for this build (a content error stops it with every diagnostic, no traceback)
+    and let code blocks reuse their highlighting from earlier builds."""
     try:
-        load_site_data(config)
+        data = load_site_data(config)
     except ContentError as exc:
         raise PluginError(str(exc)) from None
+    data.highlight = install_highlight_cache(config)
+    data.defer_html = True  # finish_page puts the deferred HTML in
+
+
+def finish_build(config: Any) -> None:
+    """Drop the oldest highlighted blocks once this build has stored new ones."""
+    data = site_data(config)
+    if data.highlight is not None:
+        data.highlight.prune()
 
 
 def add_pages(files: Files, config: Any) -> Files:
@@ -34,7 +45,9 @@ def add_pages(files: Files, config: Any) -> Files:
     return files
 
 
-def add_widgets(html: str, page: Any, config: Any) -> str:
-    """Put the large widgets into the page's HTML where the macros left their markers."""
+def finish_page(html: str, page: Any, config: Any) -> str:
+    """Put the finished HTML into the page where the macros left markers: the large widgets and the deferred
+    panels. It runs once Markdown and the search index are done with the page, so neither parses them."""
     data = site_data(config)
-    return fill(html, data.corpus, from_src=page.file.src_uri, directory_urls=data.directory_urls)
+    src = page.file.src_uri
+    return fill(data.put_late(src, html), data.corpus, from_src=src, directory_urls=data.directory_urls)

@@ -20,13 +20,15 @@ from .tables import gate_page
 FIXED_PAGES = (
     ("Home", "index.md"),
     ("All rules", "overview.md"),
+    ("Threats: OWASP MCP Top 10", "threats.md"),
     ("Reading a rule page", "legend.md"),
     ("How proofs work", "proofs.md"),
     ("Review worksheet", "worksheet.md"),
     ("Run an audit", "audit.md"),
     ("Downloads", "downloads.md"),
 )
-"""Hand-written pages under content/, in navigation order (each is listed only when it exists)."""
+"""Pages at the top of the navigation, in order: hand-written under content/, or generated (``threats.md``);
+each is listed only when it exists."""
 TAGS_INDEX = "tags/index.md"
 
 
@@ -96,6 +98,9 @@ def generated_pages(corpus: Corpus) -> dict[str, str]:
     pages[TAGS_INDEX] = tags_index(corpus)
     pages.update({f"tags/{scope}.md": scope_page(corpus, scope) for scope in SCOPE_LABEL})
     pages["tags/severity.md"] = severity_page(corpus)
+    from .threats_page import THREATS_SRC, threats_page  # here, not at the top: it imports rule_page, which imports this module
+
+    pages[THREATS_SRC] = threats_page(corpus)
     return pages
 
 

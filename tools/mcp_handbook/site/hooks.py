@@ -9,7 +9,7 @@ from typing import Any
 
 from mkdocs.plugins import event_priority
 
-from mcp_handbook.site.build_events import add_pages, add_widgets, start_build
+from mcp_handbook.site.build_events import add_pages, finish_build, finish_page, start_build
 from mcp_handbook.site.rule_page import link_mentions
 from mcp_handbook.site.state import site_data
 
@@ -24,4 +24,14 @@ def on_files(files: Any, config: Any) -> Any:
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
-    return link_mentions(add_widgets(html, page, config), site_data(config), src=page.file.src_uri)
+    return link_mentions(html, site_data(config), src=page.file.src_uri)
+
+
+@event_priority(-100)  # after the search plugin has indexed the page
+def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
+    page.content = finish_page(page.content, page, config)
+    return context
+
+
+def on_post_build(config: Any) -> None:
+    finish_build(config)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..fields import CONDITIONS, OWASP_MCP_TOP10, condition_keys
+from ..fields import CONDITIONS, condition_keys
 from ..model import Rule
 
 KIND_LABEL = {"wrong": ("✗ WRONG", "hb-wrong"), "correct": ("✓ CORRECT", "hb-correct")}
@@ -66,10 +66,6 @@ def basis_text(rule: Rule) -> str:
 def condition_text(key: str) -> str:
     """What a condition key means, in words: ``takes-paths`` -> "a tool takes a file-system path"."""
     return CONDITIONS.get(key, key)
-
-
-def threat_text(threat: str) -> str:
-    return f"{threat} ({OWASP_MCP_TOP10})" if threat.startswith("MCP") else threat
 
 
 def qualifier_text(rule: Rule) -> str:

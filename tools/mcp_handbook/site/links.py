@@ -32,6 +32,10 @@ def gate_src(gate_key: str) -> str:
     return f"rules/{gate_key}/index.md"
 
 
+THREATS_SRC = "threats.md"
+"""The generated threats page (the OWASP MCP Top 10 and the CWE index), relative to docs_dir."""
+
+
 @lru_cache(maxsize=4096)  # every table row asks for several; a File is not cheap to make
 def page_url(src: str, *, directory_urls: bool = True) -> str:
     """The site URL of a docs page, relative to the site root."""
@@ -65,10 +69,17 @@ def spec_url(spec: str) -> str:
 
 
 RULE_ID = re.compile(r"(?<![\w-])[A-Z]{2,5}-\d{3}(?![\w-])")
-TAG = re.compile(r"""<(?:!--.*?--|[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*)>""", re.S)
-TAG_NAME = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)")
 NOT_PROSE = frozenset({"a", "code", "pre", "kbd", "samp", "script", "style", "textarea", "h1", "h2", "h3", "h4", "h5", "h6"})
 """Elements whose text is not prose: a rule id there stays as written (code, an existing link, a heading)."""
+PROSE_ID = re.compile(
+    r"<!--.*?-->"  # a comment
+    rf"|<((?i:{'|'.join(sorted(NOT_PROSE))}))\b[^>]*>.*?</\1\s*>"  # an element whose text is not prose, whole
+    rf"|<[^<>]*?{RULE_ID.pattern}[^<>]*>"  # a tag with an id among its attributes
+    rf"|(?P<id>{RULE_ID.pattern})",  # an id in prose
+    re.S,
+)
+"""One pass over a page: the regex engine steps over ordinary tags and text itself, and the only matches are the
+parts to leave alone and the ids to link, so no Python code runs per tag."""
 
 
 PRE_BLOCK = re.compile(r"(<pre\b.*?</pre>)", re.S)
@@ -87,26 +98,13 @@ def link_rule_ids(html: str, targets: Mapping[str, tuple[str, str]]) -> str:
 def _link_prose(html: str, targets: Mapping[str, tuple[str, str]]) -> str:
     if not RULE_ID.search(html):
         return html
-    out: list[str] = []
-    depth = 0  # how many NOT_PROSE elements are open here
-    position = 0
-    for tag in TAG.finditer(html):
-        out.append(_link_ids(html[position:tag.start()], targets) if depth == 0 else html[position:tag.start()])
-        out.append(tag.group(0))
-        position = tag.end()
-        name = TAG_NAME.match(tag.group(0))
-        if name and name.group(2).lower() in NOT_PROSE and not tag.group(0).endswith("/>"):
-            depth = max(depth - 1, 0) if name.group(1) else depth + 1
-    out.append(_link_ids(html[position:], targets) if depth == 0 else html[position:])
-    return "".join(out)
 
-
-def _link_ids(text: str, targets: Mapping[str, tuple[str, str]]) -> str:
     def link(match: re.Match[str]) -> str:
-        target = targets.get(match.group(0))
+        rule_id = match.group("id")
+        target = targets.get(rule_id) if rule_id else None
         if target is None:
             return match.group(0)
         url, title = target
-        return f'<a class="hb-rule-ref" href="{escape(url)}" title="{escape(title)}">{match.group(0)}</a>'
+        return f'<a class="hb-rule-ref" href="{escape(url)}" title="{escape(title)}">{rule_id}</a>'
 
-    return RULE_ID.sub(link, text)
+    return PROSE_ID.sub(link, html)

@@ -15,13 +15,14 @@ from html import escape
 from typing import Any
 
 from ..model import Corpus, Rule, Snippet
+from ..threats import OWASP_MCP_TOP10, category, cwe_anchor, cwe_number
 from .changes import Change
 from .labels import (
     BASIS_MEANING, CHECK_LABEL, CHECK_MARK, CHECK_MEANING, KIND_LABEL, SCOPE_MEANING, basis_text, page_tags, profile_text,
-    qualifier_text, scope_text, severity_text, threat_text,
+    qualifier_text, scope_text, severity_text,
 )
 from .generated import ORDER_META
-from .links import RULE_ID, gate_src, href, link_rule_ids, rule_src, spec_url
+from .links import RULE_ID, THREATS_SRC, gate_src, href, link_rule_ids, rule_src, spec_url
 from .proofs import NOT_SEARCHED, proof_panel, verification_summary
 from .state import SiteData
 
@@ -79,7 +80,7 @@ def meta_block(data: SiteData, rule: Rule) -> str:
     if rule.qualifiers:
         facts.append(_fact("Qualifiers", escape(qualifier_text(rule))))
     if rule.threats:
-        facts.append(_fact("Threats", escape(", ".join(threat_text(t) for t in rule.threats))))
+        facts.append(_fact("Threats", threats_fact(rule, directory_urls=data.directory_urls)))
     facts.append(_fact("Profiles", escape(profile_text(rule))))
     facts.append(_fact("Specification", _spec_fact(rule)))
     facts.append(_fact("Since", escape(rule.since or "?")))
@@ -89,6 +90,19 @@ def meta_block(data: SiteData, rule: Rule) -> str:
     legend = href(LEGEND_SRC, from_src=src, directory_urls=data.directory_urls)
     facts.append(f'<div class="hb-meta-legend"><a href="{legend}">What the badges mean</a></div>')
     return f'<dl class="hb-meta" {NOT_SEARCHED}>\n' + "\n".join(facts) + "\n</dl>\n"
+
+
+def threats_fact(rule: Rule, *, directory_urls: bool = True) -> str:
+    """Each threat id linked to its place on the threats page: a category to its section (named), a CWE to the index."""
+    page = href(THREATS_SRC, from_src=rule_src(rule), directory_urls=directory_urls)
+    links = []
+    for threat in rule.threats:
+        found = category(threat)
+        anchor = found.anchor if found else cwe_anchor(threat) if cwe_number(threat) is not None else ""
+        text = f"{threat} {found.name}" if found else threat
+        links.append(f'<a class="hb-threat" href="{page}#{anchor}">{escape(text)}</a>' if anchor else escape(text))
+    pinned = f' <span class="hb-threat-list">(MCP ids: {escape(OWASP_MCP_TOP10)})</span>' if any(category(t) for t in rule.threats) else ""
+    return ", ".join(links) + pinned
 
 
 def claim_paragraph(rule: Rule) -> str:
@@ -153,7 +167,7 @@ def _open_snippet(rule: Rule, snippet: Snippet, fence_line: str) -> str:
 
 
 def _close_snippet(data: SiteData | None, rule: Rule, snippet: Snippet) -> str:
-    panel = proof_panel(data, rule, snippet) if data is not None else ""
+    panel = data.late(rule_src(rule), proof_panel(data, rule, snippet)) if data is not None else ""
     return f"{panel}\n</div>" if panel else "</div>"
 
 
@@ -217,8 +231,8 @@ def rule_page(corpus: Corpus, rule: Rule, *, data: SiteData | None = None) -> st
     parts = [
         f"# {rule.id} · {escape(rule.title)}\n",
         claim_paragraph(rule),
-        meta_block(data, rule),
-        verification_summary(data, rule),
+        data.late(rule_src(rule), meta_block(data, rule)),  # finished HTML: put in after Markdown and search
+        data.late(rule_src(rule), verification_summary(data, rule)),
         body_with_blocks(rule, data),
         "",
         related_section(corpus, rule),

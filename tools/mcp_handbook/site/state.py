@@ -7,6 +7,7 @@ content is parsed once per build however many readers there are.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,11 @@ from typing import Any
 from .. import evidence, load_corpus
 from ..model import Corpus, Rule, Snippet
 from .changes import Change, rule_changes
+
+
+LATE_MARKER = re.compile(r"<!-- hb-late:(\d+) -->")
+SEARCH_ATTRIBUTE = re.compile(r'\s?data-search-\w+="[^"]+"')
+"""An attribute only the search plugin reads (``data-search-exclude``)."""
 
 
 class ContentError(Exception):
@@ -30,7 +36,31 @@ class SiteData:
     history: dict[str, tuple[Change, ...]] = field(default_factory=dict)
     """Commits by root-relative rule path."""
     directory_urls: bool = True
+    highlight: Any = None
+    """This build's highlight cache (``highlight_cache.HighlightCache``), or None when it is off."""
+    defer_html: bool = False
+    """Set by the hooks: page furniture waits out of Markdown and the search index (see :meth:`late`)."""
+    deferred: dict[str, list[str]] = field(default_factory=dict)
+    """The HTML each page's markers stand for, by docs-relative source path, until the hook puts it in."""
     _probe_sources: dict[str, str] = field(default_factory=dict)
+
+    def late(self, src: str, html: str) -> str:
+        """``html`` as it is, or, in a build with the hooks, a marker the hook replaces with it once Markdown and
+        the search index are done with the page: finished HTML that no one needs to parse again (the facts and
+        proof panels, kept out of search anyway) then costs neither of them anything."""
+        if not self.defer_html or not html.strip():
+            return html
+        pieces = self.deferred.setdefault(src, [])
+        pieces.append(html.removesuffix("\n"))  # the marker keeps the newline; Markdown writes it out
+        return f"<!-- hb-late:{len(pieces) - 1} -->" + ("\n" if html.endswith("\n") else "")
+
+    def put_late(self, src: str, html: str) -> str:
+        """Replace the page's :meth:`late` markers with their HTML, without the search-only attributes
+        (the search plugin strips those from what it has seen; these pieces arrive after it)."""
+        pieces = self.deferred.pop(src, None)
+        if not pieces:
+            return html
+        return LATE_MARKER.sub(lambda m: SEARCH_ATTRIBUTE.sub("", pieces[int(m.group(1))]), html)
 
     def proof(self, rule: Rule, snippet: Snippet) -> tuple[dict[str, Any] | None, bool]:
         """The recorded proof of a block and whether it is current for the block's code."""
@@ -54,8 +84,15 @@ def config_file(config: Any) -> Path:
     return Path(config["config_file_path"]).resolve()
 
 
+_ROOTS: dict[str, Path] = {}
+"""Each ``config_file_path`` seen, resolved once: every page event asks for its build's data."""
+
+
 def _root(config: Any) -> Path:
-    return config_file(config).parent
+    raw = str(config["config_file_path"])
+    if raw not in _ROOTS:
+        _ROOTS[raw] = config_file(config).parent
+    return _ROOTS[raw]
 
 
 def load_site_data(config: Any) -> SiteData:

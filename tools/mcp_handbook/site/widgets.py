@@ -1,9 +1,10 @@
 """Large HTML widgets (the overview table, the worksheet) put into a page after Markdown has run.
 
-The macros leave a marker comment; the hook's ``on_page_content`` swaps it for
-the widget. Python-Markdown would otherwise re-parse hundreds of rows of raw
-HTML on every build for nothing, and it is a good share of the build time
-once the doctrine has sixty rules.
+The macros leave a marker comment; the hook swaps it for the widget once
+Markdown is done with the page (with the rule pages' deferred panels, see
+``SiteData.late``). Python-Markdown would otherwise re-parse hundreds of rows
+of raw HTML on every build for nothing, and it is a good share of the build
+time once the doctrine has sixty rules.
 """
 
 from __future__ import annotations
