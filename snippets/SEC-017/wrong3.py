@@ -8,7 +8,7 @@ from urllib.parse import unquote, urlsplit
 def resolve_resource(uri, root):
     path = unquote(urlsplit(uri).path).lstrip("/")
     target = os.path.normpath(os.path.join(root, path))  # ".." removed, symlinks not followed
-    # "/tmp/x/ws-evil/secret.txt".startswith("/tmp/x/ws") is True
+    # "/srv/ws-evil/secret.txt".startswith("/srv/ws") is True
     if not target.startswith(str(root)):
         raise PermissionError(f"resource URI {uri!r} refused: outside the workspace")
     return Path(target)
