@@ -59,7 +59,7 @@ class RawClient(WireSession):
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError(f"no message within {timeout}s; stderr:\n{self.stderr}")
-            self.wait_for(lambda _v: False, timeout=min(left, 0.05))
+            self.wait_stdout_lines(self._read, timeout=left)
 
     def recv(self, timeout: float = 5.0) -> dict[str, Any]:
         """The next line from stdout as JSON (every line must be JSON: stdout is protocol only)."""
@@ -126,10 +126,28 @@ class RawClient(WireSession):
         """Close stdin, then SIGTERM and SIGKILL the process group if it has not exited (by its PID)."""
         self.close(grace=3)
 
+    def skip_unread(self, timeout: float = 5.0) -> bool:
+        """Skip what an earlier test left unread: send a ping and every line up to its answer (the server reads
+        in order and answers a ping at once), then forget the notifications collected so far. False when the
+        server closed stdout before answering (it is exiting)."""
+        self._test_ids += 1
+        marker = f"skip-{self._test_ids}"
+        self.send({"jsonrpc": "2.0", "id": marker, "method": "ping"})
+        deadline = time.monotonic() + timeout
+        answered = False
+        while not answered and (message := self._next(max(deadline - time.monotonic(), 0.01))) is not None:
+            answered = isinstance(message.value, dict) and message.value.get("id") == marker
+        self.notifications.clear()
+        return answered
+
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """A small workspace with files, a subdirectory and a sibling directory sharing its prefix."""
+    return _fill_workspace(tmp_path)
+
+
+def _fill_workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     (ws / "docs").mkdir(parents=True)
     (ws / "hello.txt").write_text("hello world\nsecond line\n")
@@ -162,6 +180,40 @@ def spawn(workspace: Path):
 def client(spawn):
     """An initialized server with the test tools."""
     return spawn("--test-tools")
+
+
+@pytest.fixture(scope="module")
+def shared_spawn(tmp_path_factory: pytest.TempPathFactory):
+    """Factory for read-only tests: ``shared_spawn(*args, initialize=True)`` returns one server per module and
+    arguments, started on first use and handed to every later test of the module that asks for the same.
+
+    A test that takes it must leave nothing the next one can see: it only sends requests and checks their
+    answers; it calls no tool that writes, sets no log level, never closes stdin and reads no stderr. Before a
+    test gets the server, what the last one left unread is skipped; a server that has exited is started again."""
+    workspace = _fill_workspace(tmp_path_factory.mktemp("shared"))
+    servers: dict[tuple[tuple[str, ...], bool], RawClient] = {}
+
+    def _shared(*args: str, initialize: bool = True) -> RawClient:
+        key = (args, initialize)
+        server = servers.get(key)
+        if server is not None and server.proc.poll() is None and server.skip_unread():
+            return server
+        if server is not None:
+            server.stop()
+        server = servers[key] = RawClient(*args, workspace=workspace)
+        if initialize:
+            server.initialize()
+        return server
+
+    yield _shared
+    for server in servers.values():
+        server.stop()
+
+
+@pytest.fixture
+def shared_client(shared_spawn):
+    """The module's initialized server with the test tools, for read-only tests (see ``shared_spawn``)."""
+    return shared_spawn("--test-tools")
 
 
 class HttpServer:

@@ -27,11 +27,18 @@ def server(spawn):
     return spawn("--test-tools", "--conformance-fixtures", initialize=False)
 
 
-def test_discover_describes_the_server(server):
-    result = modern(server, "server/discover")["result"]
+@pytest.fixture
+def shared_server(shared_spawn):
+    """The same, one per module, for tests that only read answers (``shared_spawn`` says what they may not do)."""
+    return shared_spawn("--test-tools", "--conformance-fixtures", initialize=False)
+
+
+def test_discover_describes_the_server(shared_server):
+    result = modern(shared_server, "server/discover")["result"]
     assert result["resultType"] == "complete"
     assert result["supportedVersions"] == ["2026-07-28"]
-    assert result["capabilities"] == {"tools": {"listChanged": False}, "logging": {}}
+    assert result["capabilities"] == {"tools": {"listChanged": False}, "logging": {}, "resources": {"listChanged": False},
+                                      "prompts": {"listChanged": False}}
     assert result["instructions"]
     assert isinstance(result["ttlMs"], int) and result["ttlMs"] >= 0
     assert result["cacheScope"] == "public"
@@ -72,27 +79,27 @@ def test_tools_list_carries_cache_hints_in_a_stable_order(spawn):
 
 
 @pytest.mark.parametrize("drop, missing", [((PV,), PV), ((CAPS,), CAPS)])
-def test_a_missing_envelope_field_is_invalid_params(server, drop, missing):
-    error = modern(server, "tools/list", drop=drop)["error"]
+def test_a_missing_envelope_field_is_invalid_params(shared_server, drop, missing):
+    error = modern(shared_server, "tools/list", drop=drop)["error"]
     assert error["code"] == -32602 and missing in error["message"]
 
 
-def test_server_discover_without_the_envelope_is_invalid_params(server):
-    error = server.request("server/discover")["error"]
+def test_server_discover_without_the_envelope_is_invalid_params(shared_server):
+    error = shared_server.request("server/discover")["error"]
     assert error["code"] == -32602 and PV in error["message"] and "initialize" in error["message"]
 
 
 @pytest.mark.parametrize("version", ["1999-01-01", "2027-01-01", "draft"])
-def test_an_unsupported_version_names_what_is_supported(server, version):
-    error = modern(server, "tools/list", meta={PV: version})["error"]
+def test_an_unsupported_version_names_what_is_supported(shared_server, version):
+    error = modern(shared_server, "tools/list", meta={PV: version})["error"]
     assert error["code"] == -32022
     assert error["data"]["requested"] == version
     assert error["data"]["supported"][0] == "2026-07-28" and "2025-11-25" in error["data"]["supported"]
 
 
 @pytest.mark.parametrize("meta", [{PV: 20260728}, {CAPS: None}, {CAPS: []}, {LOG: "verbose"}])
-def test_malformed_envelope_values_are_invalid_params(server, meta):
-    assert modern(server, "tools/list", meta=meta)["error"]["code"] == -32602
+def test_malformed_envelope_values_are_invalid_params(shared_server, meta):
+    assert modern(shared_server, "tools/list", meta=meta)["error"]["code"] == -32602
 
 
 @pytest.mark.parametrize("method", ["ping", "logging/setLevel"])

@@ -14,7 +14,8 @@ def test_initialize_echoes_supported_versions(spawn, version):
     client = spawn(initialize=False)
     result = client.initialize(version)["result"]
     assert result["protocolVersion"] == version
-    assert result["capabilities"] == {"tools": {"listChanged": False}, "logging": {}}
+    assert result["capabilities"] == {"tools": {"listChanged": False}, "logging": {}, "resources": {"listChanged": False},
+                                      "prompts": {"listChanged": False}}
     assert result["serverInfo"]["name"] == "reference-server"
     assert result["serverInfo"]["version"] and result["serverInfo"]["title"]
     assert result["instructions"]
@@ -27,11 +28,11 @@ def test_initialize_offers_latest_for_unsupported(spawn, requested):
     assert response["result"]["protocolVersion"] == "2025-11-25"
 
 
-def test_ping_with_meta(client):
-    response = client.request("ping", {"_meta": {"io.modelcontextprotocol/protocolVersion": "2025-11-25",
+def test_ping_with_meta(shared_client):
+    response = shared_client.request("ping", {"_meta": {"io.modelcontextprotocol/protocolVersion": "2025-11-25",
                                                  "progressToken": "p"}}, request_id="abc")
     assert response == {"jsonrpc": "2.0", "id": "abc", "result": {}}
-    assert client.request("ping")["result"] == {}
+    assert shared_client.request("ping")["result"] == {}
 
 
 def test_legacy_only_server_refuses_server_discover_at_once(spawn):
@@ -64,8 +65,8 @@ def test_tools_list_pagination_is_deterministic(spawn):
 
 @pytest.mark.parametrize("cursor", ["garbage!", "", 17, base64.urlsafe_b64encode(b"deadbeef:2").decode(),
                                     base64.urlsafe_b64encode(b"x").decode()])
-def test_tools_list_invalid_cursor(spawn, cursor):
-    client = spawn("--page-size", "2")
+def test_tools_list_invalid_cursor(shared_spawn, cursor):
+    client = shared_spawn("--page-size", "2")
     response = client.request("tools/list", {"cursor": cursor})
     assert response["error"]["code"] == -32602
     assert "cursor" in response["error"]["message"]
@@ -77,12 +78,12 @@ def test_cursor_from_another_instance_is_rejected(spawn):
     assert second.request("tools/list", {"cursor": cursor})["error"]["code"] == -32602
 
 
-def test_malformed_json_is_parse_error(client):
+def test_malformed_json_is_parse_error(shared_client):
     for junk in (b"{not json", b'{"jsonrpc": "2.0", "id": 1, "method": "ping"', b"\xff\xfe", b"NaN"):
-        client.send_raw(junk + b"\n")
-        response = client.recv()
+        shared_client.send_raw(junk + b"\n")
+        response = shared_client.recv()
         assert response["id"] is None and response["error"]["code"] == -32700
-    assert client.request("ping")["result"] == {}
+    assert shared_client.request("ping")["result"] == {}
 
 
 @pytest.mark.parametrize("message, echoed", [
@@ -98,22 +99,22 @@ def test_malformed_json_is_parse_error(client):
     ({"jsonrpc": "2.0", "id": 7}, 7),
     ({"jsonrpc": "2.0", "method": 3}, None),
 ])
-def test_invalid_requests(client, message, echoed):
-    client.send(message)
-    response = client.recv()
+def test_invalid_requests(shared_client, message, echoed):
+    shared_client.send(message)
+    response = shared_client.recv()
     assert response["error"]["code"] == -32600
     assert response["id"] == echoed
 
 
-def test_params_must_be_an_object(client):
-    client.send({"jsonrpc": "2.0", "id": 9, "method": "ping", "params": [1, 2]})
-    assert client.recv()["error"]["code"] == -32602
+def test_params_must_be_an_object(shared_client):
+    shared_client.send({"jsonrpc": "2.0", "id": 9, "method": "ping", "params": [1, 2]})
+    assert shared_client.recv()["error"]["code"] == -32602
 
 
-def test_unknown_method_names_it(client):
-    response = client.request("resources/list")
+def test_unknown_method_names_it(shared_client):
+    response = shared_client.request("completion/complete")
     assert response["error"]["code"] == -32601
-    assert "resources/list" in response["error"]["message"]
+    assert "completion/complete" in response["error"]["message"]
 
 
 def test_notifications_and_client_responses_get_no_reply(client):
@@ -151,9 +152,9 @@ def test_frame_exactly_at_cap_is_accepted(spawn):
     assert client.recv()["result"] == {}
 
 
-def test_blank_lines_and_crlf(client):
-    client.send_raw(b"\n\r\n   \n" + b'{"jsonrpc":"2.0","id":"crlf","method":"ping"}\r\n')
-    assert client.recv()["id"] == "crlf"
+def test_blank_lines_and_crlf(shared_client):
+    shared_client.send_raw(b"\n\r\n   \n" + b'{"jsonrpc":"2.0","id":"crlf","method":"ping"}\r\n')
+    assert shared_client.recv()["id"] == "crlf"
 
 
 def test_final_fragment_at_eof_is_answered(spawn):
@@ -177,13 +178,13 @@ def test_stdout_carries_only_json_rpc(client):
         assert json.loads(message.line.text)["jsonrpc"] == "2.0"
 
 
-def test_each_request_answered_once(client):
+def test_each_request_answered_once(shared_client):
     ids = list(range(1, 21))
     for request_id in ids:
-        client.send({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
-    seen = [client.recv()["id"] for _ in ids]
+        shared_client.send({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
+    seen = [shared_client.recv()["id"] for _ in ids]
     assert seen == ids
-    client.expect_silence(0.2)
+    shared_client.expect_silence(0.2)
 
 
 def test_an_id_that_overflows_a_double_is_answered_as_invalid(spawn) -> None:

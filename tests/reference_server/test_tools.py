@@ -9,18 +9,18 @@ import pytest
 from conftest import text_of
 
 
-def test_read_file(client):
-    response = client.call("read_file", {"path": "hello.txt"})
+def test_read_file(shared_client):
+    response = shared_client.call("read_file", {"path": "hello.txt"})
     assert text_of(response) == "hello world\nsecond line\n"
     assert "isError" not in response["result"]
-    truncated = text_of(client.call("read_file", {"path": "hello.txt", "max_bytes": 5}))
+    truncated = text_of(shared_client.call("read_file", {"path": "hello.txt", "max_bytes": 5}))
     assert truncated.startswith("hello\n[truncated after 5 bytes")
 
 
-def test_read_file_errors_are_actionable(client):
-    missing = client.call("read_file", {"path": "nope.txt"})["result"]
+def test_read_file_errors_are_actionable(shared_client):
+    missing = shared_client.call("read_file", {"path": "nope.txt"})["result"]
     assert missing["isError"] is True and "Action:" in missing["content"][0]["text"]
-    directory = client.call("read_file", {"path": "docs"})["result"]
+    directory = shared_client.call("read_file", {"path": "docs"})["result"]
     assert directory["isError"] is True and "list_directory" in directory["content"][0]["text"]
 
 
@@ -40,9 +40,9 @@ def test_list_directory_pages_with_cursor(client, workspace):
     assert bad["isError"] is True and "cursor" in bad["content"][0]["text"]
 
 
-def test_search_files_structured_content_matches_output_schema(client):
-    tools = {t["name"]: t for t in client.request("tools/list")["result"]["tools"]}
-    result = client.call("search_files", {"query": "TODO"})["result"]
+def test_search_files_structured_content_matches_output_schema(shared_client):
+    tools = {t["name"]: t for t in shared_client.request("tools/list")["result"]["tools"]}
+    result = shared_client.call("search_files", {"query": "TODO"})["result"]
     jsonschema.Draft202012Validator(tools["search_files"]["outputSchema"]).validate(result["structuredContent"])
     assert result["structuredContent"]["matches"] == [{"path": "docs/guide.md", "line": 2, "text": "TODO: write more"}]
     assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
@@ -62,8 +62,8 @@ def test_append_note(client, workspace):
     assert notes.startswith("## First\n") and "Body text" in notes
 
 
-def test_run_command_wc(client):
-    response = client.call("run_command", {"program": "wc", "args": ["-l", "hello.txt"]})
+def test_run_command_wc(shared_client):
+    response = shared_client.call("run_command", {"program": "wc", "args": ["-l", "hello.txt"]})
     assert "exit code 0" in text_of(response) and "2 hello.txt" in text_of(response)
 
 
@@ -74,34 +74,34 @@ def test_run_command_wc(client):
     {"program": "grep", "args": ["-r", "--file=/etc/passwd"]},
     {"program": "grep", "args": ["-R", "x"]},
 ])
-def test_run_command_refuses(client, arguments):
-    result = client.call("run_command", arguments)["result"]
+def test_run_command_refuses(shared_client, arguments):
+    result = shared_client.call("run_command", arguments)["result"]
     assert result["isError"] is True
     assert "SECRET" not in result["content"][0]["text"] and "root:" not in result["content"][0]["text"]
 
 
-def test_invalid_arguments_are_tool_errors_naming_the_field(client):
-    result = client.call("read_file", {"max_bytes": "big", "colour": "red"})["result"]
+def test_invalid_arguments_are_tool_errors_naming_the_field(shared_client):
+    result = shared_client.call("read_file", {"max_bytes": "big", "colour": "red"})["result"]
     text = result["content"][0]["text"]
     assert result["isError"] is True
     assert "/path" in text and "required" in text
     assert "/max_bytes" in text and "integer" in text
     assert "'colour'" in text and "remove" in text
     assert "Action:" in text
-    nested = client.call("run_command", {"program": "ls", "args": ["a", 5]})["result"]
+    nested = shared_client.call("run_command", {"program": "ls", "args": ["a", 5]})["result"]
     assert "/args/1" in nested["content"][0]["text"]
-    enum = client.call("run_command", {"program": "rm"})["result"]
+    enum = shared_client.call("run_command", {"program": "rm"})["result"]
     assert "'ls'" in enum["content"][0]["text"]
 
 
-def test_unknown_tool_and_bad_params_are_protocol_errors(client):
-    unknown = client.call("no_such_tool", {})
+def test_unknown_tool_and_bad_params_are_protocol_errors(shared_client):
+    unknown = shared_client.call("no_such_tool", {})
     assert unknown["error"]["code"] == -32602 and "no_such_tool" in unknown["error"]["message"]
-    missing_name = client.request("tools/call", {"arguments": {}})
+    missing_name = shared_client.request("tools/call", {"arguments": {}})
     assert missing_name["error"]["code"] == -32602
-    numeric_name = client.request("tools/call", {"name": 5})
+    numeric_name = shared_client.request("tools/call", {"name": 5})
     assert numeric_name["error"]["code"] == -32602
-    bad_arguments = client.request("tools/call", {"name": "read_file", "arguments": [1]})
+    bad_arguments = shared_client.request("tools/call", {"name": "read_file", "arguments": [1]})
     assert bad_arguments["error"]["code"] == -32602
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import shutil
 import subprocess
 import sys
@@ -10,12 +12,22 @@ from pathlib import Path
 import pytest
 
 from mcp_handbook import load_corpus
+from mcp_handbook.cli import main
 
 FIXTURE = Path(__file__).parent / "fixtures" / "broken"
 
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "mcp_handbook.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def run_in_process(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``mcp-handbook --root CWD ARGS`` in this process: the same command without starting Python again (the
+    console script itself is run by the tests above and below that call ``run_cli``)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--root", str(cwd), *args])
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
 
 
 def codes_at(corpus, path_suffix: str) -> set[tuple[str, int]]:
@@ -156,11 +168,11 @@ def test_a_rule_deleted_in_history_must_be_retired(tmp_path: Path) -> None:
     _git(tmp_path, "commit", "-q", "-m", "base")
     _git(tmp_path, "rm", "-q", "content/rules/misc/dup-id.md", "content/rules/misc/links-and-spec.md")
     _git(tmp_path, "commit", "-q", "-m", "delete two rules")
-    out = run_cli("check", cwd=tmp_path).stdout
+    out = run_in_process("check", cwd=tmp_path).stdout
     gone = [ln for ln in out.splitlines() if " HB024 " in ln]
     assert len(gone) == 1 and gone[0].startswith("content/handbook.yml:4: HB024 rule TRN-004 (deleted in "), out  # TRN-001 lives on
     handbook.write_text(handbook.read_text().replace("retired: []", 'retired:\n  - {id: TRN-004, retired_in: "10.0.0", replaced_by: null, reason: "merged"}'))
-    assert " HB024 " not in run_cli("check", cwd=tmp_path).stdout
+    assert " HB024 " not in run_in_process("check", cwd=tmp_path).stdout
 
 
 def test_check_against_a_ref_git_cannot_read_is_a_usage_error() -> None:

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from mcp_handbook import load_corpus
 from mcp_handbook import snippets as snippet_files
+from mcp_handbook.cli import main
 from mcp_handbook.export import COLUMNS
 
 
@@ -30,7 +32,12 @@ def handbook(tmp_path: Path, project_root: Path) -> Path:
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mcp_handbook.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    """``mcp-handbook --root CWD ARGS`` in this process (what the console script runs, without starting Python
+    again for each call; test_check.py runs the real console script)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--root", str(cwd), *args])
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
 
 
 def test_committed_snippets_are_fresh(project_root: Path) -> None:

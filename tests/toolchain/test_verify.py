@@ -70,3 +70,42 @@ def test_a_legacy_era_rule_is_proved_against_a_legacy_only_server(project_root: 
     assert verify(correct, rule).ok
     verdict = verify(dataclasses.replace(correct, code=silenced), rule)
     assert not verdict.ok and verdict.finding is not None and verdict.finding.status == "FAIL", (verdict.broken, verdict.finding)
+
+
+def test_controls_of_different_probes_run_at_once_and_each_runs_once(monkeypatch) -> None:
+    """The control run is cached per probe and server arguments. Two threads that need the controls of two
+    different probes run them side by side (a barrier both must reach), and two threads that need the same
+    control share one run."""
+    import threading
+
+    from mcp_handbook import verify as verifier
+
+    both_running = threading.Barrier(2, timeout=3)
+    runs: list[str] = []
+
+    def fake_run(probe_name, seam_args, *, timeout, smoke_tool=None, prefix=()):
+        runs.append(probe_name)
+        if probe_name.startswith("hb-test-parallel"):
+            both_running.wait()  # raises BrokenBarrierError when the other control cannot start meanwhile
+        return probe_name
+
+    monkeypatch.setattr(verifier, "_run_probe", fake_run)
+    monkeypatch.setattr(verifier, "_baselines", {})
+    got: dict[str, object] = {}
+
+    def control(name: str, slot: str) -> None:
+        try:
+            got[slot] = verifier.baseline(name)
+        except threading.BrokenBarrierError as exc:
+            got[slot] = exc
+
+    threads = [threading.Thread(target=control, args=("hb-test-parallel-a", "a")),
+               threading.Thread(target=control, args=("hb-test-parallel-b", "b"))]
+    threads += [threading.Thread(target=control, args=("hb-test-shared", f"shared{i}")) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert got["a"] == "hb-test-parallel-a" and got["b"] == "hb-test-parallel-b", got
+    assert [got[f"shared{i}"] for i in range(4)] == ["hb-test-shared"] * 4
+    assert sorted(runs) == ["hb-test-parallel-a", "hb-test-parallel-b", "hb-test-shared"]

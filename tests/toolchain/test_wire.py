@@ -27,3 +27,23 @@ def test_a_server_gets_default_signals_even_from_a_background_job(tmp_path: Path
         for s, handler in before.items():
             signal.signal(s, handler)
     assert json.loads(line.line.text) == {"int": True, "quit": True}
+
+
+TWO_LINES = "import sys, time; print('first', flush=True); sys.stdin.readline(); print('second', flush=True); time.sleep(5)"
+
+
+def test_waiting_for_a_line_wakes_when_it_arrives_and_gives_up_at_its_deadline(tmp_path: Path) -> None:
+    import time
+
+    with WireSession([sys.executable, "-c", TWO_LINES], cwd=tmp_path, env={"PATH": "/usr/bin:/bin"}) as session:
+        assert session.wait_stdout_lines(0, timeout=10)
+        assert [m.line.text for m in session.stdout] == ["first"]
+        started = time.monotonic()
+        assert not session.wait_stdout_lines(1, timeout=0.3)  # nothing more until it is sent a line
+        assert 0.25 <= time.monotonic() - started < 3
+        session.send_raw(b"go\n")
+        assert session.wait_stdout_lines(1, timeout=10)
+        assert [m.line.text for m in session.stdout] == ["first", "second"]
+        session.kill_group()
+        assert session.wait_stdout_lines(2, timeout=10)  # a closed stdout ends the wait too
+        assert session.wait_stdout_eof(0)

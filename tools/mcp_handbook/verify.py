@@ -225,7 +225,8 @@ def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, smoke_t
 
 
 _baselines: dict[tuple[str, ...], _Run] = {}
-_baseline_lock = threading.Lock()
+_baseline_locks: dict[tuple[str, ...], threading.Lock] = {}
+_baseline_locks_lock = threading.Lock()
 
 
 def baseline(probe_name: str, *, timeout: float = 5.0, args: list[str] | None = None,
@@ -233,10 +234,13 @@ def baseline(probe_name: str, *, timeout: float = 5.0, args: list[str] | None = 
     """The probe against the unmodified reference server (started with ``args``, under ``prefix``), once per process.
 
     It must PASS: otherwise the probe or the server is broken, and a WRONG
-    snippet "failing" would prove nothing.
+    snippet "failing" would prove nothing. Each control has its own lock: blocks of one probe wait for its
+    one control run, while the controls of other probes run at the same time on other threads.
     """
     key = (*prefix, probe_name, *(args or []))
-    with _baseline_lock:
+    with _baseline_locks_lock:
+        key_lock = _baseline_locks.setdefault(key, threading.Lock())
+    with key_lock:
         if key not in _baselines:
             _baselines[key] = _run_probe(probe_name, list(args or []), timeout=timeout, prefix=prefix)
         return _baselines[key]

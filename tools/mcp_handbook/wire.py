@@ -289,6 +289,18 @@ class WireSession:
                     return None
                 self._lock.wait(left)
 
+    def wait_stdout_lines(self, count: int, *, timeout: float) -> bool:
+        """Wait until more than ``count`` stdout lines have been read, or stdout is closed or flooded; False on
+        timeout. It wakes as soon as the line is in, where a poll would sleep out its interval."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while len(self._all) <= count and not self._eof["stdout"] and not self._out.flooded:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._lock.wait(left)
+        return True
+
     def initialize(self, *, version: str = "2025-11-25", timeout: float = 5.0) -> dict[str, Any]:
         """The legacy handshake: initialize, then notifications/initialized."""
         response = self.request(
