@@ -41,8 +41,7 @@ def _rule(*conditions: str):
         (("takes-paths",), TALKED, None),  # not visible from outside: the probe decides, and its N/A is "not checked"
         (("stdio", "pages-lists"), TALKED, "does not apply: the rule is for servers where the server pages list results (it hands out nextCursor); "
                                            "tools/list returned all 1 tool(s) on one page and handed out no cursor"),
-        (("modern-era",), replace(TALKED, modern=False), "does not apply: the rule is for servers where the server speaks the "
-                                                         "2026-07-28 revision; the server answered initialize but not a 2026-07-28 server/discover"),
+        (("modern-era",), replace(TALKED, modern=False), None),  # a broken discovery is the probe's to judge (TRN-018)
         (("modern-era",), TALKED, None),  # not asked: the probe decides
         (("modern-era",), MODERN_ONLY, None),
         (("legacy-era",), MODERN_ONLY, "does not apply: the rule is for servers where the server speaks a handshake-era revision "

@@ -53,7 +53,7 @@ def test_a_hanging_probe_is_stopped_at_its_deadline_and_its_server_killed(tmp_pa
     finding = _by_rule(result)["TST-001"]
     assert finding.status == "N/A" and re.search(r"did not finish within [0-9.]+ s", finding.summary)
     assert time.monotonic() - began < 8
-    assert len(pidfile.read_text().split()) == 2  # the preflight's server and the probe's
+    assert len(pidfile.read_text().split()) == 3  # the preflight's two (initialize, then server/discover) and the probe's
     assert still_running(pidfile) == []
 
 

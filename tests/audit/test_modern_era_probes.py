@@ -60,12 +60,12 @@ def test_the_dual_era_reference_server_passes_them(corpus) -> None:
 
 
 @pytest.mark.parametrize(("facts", "applies"), [
-    (ServerFacts(answered=True, legacy=True, modern=False, transport="http"), False),
+    (ServerFacts(answered=True, legacy=True, modern=False, transport="http"), True),  # discovery unanswered: the probe asks
     (ServerFacts(answered=True, legacy=True, modern=True, transport="http"), True),
-    (ServerFacts(answered=True, legacy=True, modern=False, transport="stdio"), False),
+    (ServerFacts(answered=True, legacy=True, modern=False, transport="stdio"), True),
     (ServerFacts(answered=True, legacy=True, transport="stdio", protocol_version="2025-11-25"), True),  # not asked: the probe asks
 ], ids=["http-legacy-only", "http-dual-era", "stdio-legacy-only", "stdio-unknown"])
-def test_the_modern_era_condition_is_judged_from_the_preflight_over_either_transport(
+def test_the_modern_era_condition_holds_when_discovery_answers_and_is_left_to_the_probe_otherwise(
         corpus, facts: ServerFacts, applies: bool) -> None:
     rule = next(r for r in corpus.rules if r.id == "TRN-015")
     why = does_not_apply(rule, facts)

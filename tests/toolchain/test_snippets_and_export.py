@@ -90,7 +90,8 @@ def test_csv_worksheet_is_one_clean_table(handbook: Path, tmp_path: Path) -> Non
         rows = list(csv.DictReader(f))
     corpus = load_corpus(handbook)
     assert [r["id"] for r in rows] == [r.id for r in corpus.rules]
-    assert list(rows[0]) == [*COLUMNS, "doctrine_version", "commit", "date", "filters", "server_name", "server_version", "reviewer"]
+    assert list(rows[0]) == [*COLUMNS, "doctrine_version", "commit", "date", "filters", "server_name", "server_version", "reviewer",
+                            "server_transport"]
     assert {r["doctrine_version"] for r in rows} == {corpus.version}
     assert len({(r["commit"], r["date"], r["filters"]) for r in rows}) == 1 and rows[0]["filters"] == "none"
     assert all(r["status"] == "" for r in rows)

@@ -41,9 +41,9 @@ def _legacy_era(facts: ServerFacts) -> Answer:
 def _modern_era(facts: ServerFacts) -> Answer:
     if facts.modern:
         return True, "the server answered a 2026-07-28 server/discover"
-    if facts.modern is False and facts.answered:
-        return False, "the server answered initialize but not a 2026-07-28 server/discover"
-    return None, "the preflight did not learn whether the server answers server/discover"
+    # an unanswered server/discover does not show the server never serves 2026-07-28: one whose discovery is
+    # broken may still serve that era's requests, and that is what TRN-018 fails; each probe asks for itself
+    return None, "the preflight's server/discover was not answered with a result; the probe asks for itself"
 
 
 def _pages_lists(facts: ServerFacts) -> Answer:
