@@ -92,7 +92,40 @@ class _Capture:
     flooded: bool = False
 
 
-class WireSession:
+class JsonRpcClient:
+    """What a JSON-RPC client session does on top of its own ``send`` and ``wait_for_id``: number its requests,
+    send notifications, and send a request and wait for its answer. The stdio session and the Streamable HTTP
+    session (:class:`~mcp_handbook.probes.http_session.HttpSession`) share it."""
+
+    _next_id: int
+
+    def send(self, message: dict[str, Any]) -> bool:
+        raise NotImplementedError
+
+    def wait_for_id(self, rid: Any, *, timeout: float = 5.0, garbage_grace: float = 0.3) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> bool:
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            msg["params"] = params
+        return self.send(msg)
+
+    def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 5.0) -> dict[str, Any]:
+        """Send a request and wait for the response with its id; raise WireTimeout."""
+        rid = self.new_id()
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.send(msg)
+        return self.wait_for_id(rid, timeout=timeout)
+
+
+class WireSession(JsonRpcClient):
     """A server process under test, spoken to over its real stdin/stdout."""
 
     def __init__(
@@ -229,25 +262,6 @@ class WireSession:
     def send(self, message: dict[str, Any]) -> bool:
         message = with_request_meta(message, self.request_meta)
         return self.send_raw(json.dumps(message, separators=(",", ":")).encode() + b"\n")
-
-    def new_id(self) -> int:
-        self._next_id += 1
-        return self._next_id
-
-    def notify(self, method: str, params: dict[str, Any] | None = None) -> bool:
-        msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            msg["params"] = params
-        return self.send(msg)
-
-    def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 5.0) -> dict[str, Any]:
-        """Send a request and wait for the response with its id; raise WireTimeout."""
-        rid = self.new_id()
-        msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
-        if params is not None:
-            msg["params"] = params
-        self.send(msg)
-        return self.wait_for_id(rid, timeout=timeout)
 
     def wait_for_id(self, rid: Any, *, timeout: float = 5.0, garbage_grace: float = 0.3) -> dict[str, Any]:
         """Wait for the response with ``rid``.

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..wire import Line, Message, WireTimeout, with_request_meta
+from ..wire import JsonRpcClient, Line, Message, WireTimeout, with_request_meta
 from .http import MAX_BODY_BYTES, parse_url
 from .support import LATEST_LEGACY, PROBE_CLIENT, PROTOCOL_VERSION
 
@@ -80,7 +80,7 @@ def reply_messages(content_type: str, body: bytes) -> list[Any]:
     return values
 
 
-class HttpSession:
+class HttpSession(JsonRpcClient):
     """One client of a Streamable HTTP endpoint, with the stdio session's interface for protocol-level probes."""
 
     def __init__(self, url: str, *, headers: tuple[tuple[str, str], ...] = (), timeout: float = 5.0,
@@ -187,24 +187,6 @@ class HttpSession:
 
     def send(self, message: dict[str, Any]) -> bool:
         return self.send_raw(json.dumps(with_request_meta(message, self.request_meta), separators=(",", ":")).encode())
-
-    def new_id(self) -> int:
-        self._next_id += 1
-        return self._next_id
-
-    def notify(self, method: str, params: dict[str, Any] | None = None) -> bool:
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = params
-        return self.send(message)
-
-    def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 5.0) -> dict[str, Any]:
-        rid = self.new_id()
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
-        if params is not None:
-            message["params"] = params
-        self.send(message)
-        return self.wait_for_id(rid, timeout=timeout)
 
     # -- reading -----------------------------------------------------------
     def wait_for_id(self, rid: Any, *, timeout: float = 5.0, garbage_grace: float = 0.3) -> dict[str, Any]:
