@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -148,20 +149,27 @@ def tool_name(snippet: Snippet) -> str | None:
     return None
 
 
-def _smoke_call(target: Target, name: str) -> None:
+def _smoke_call(target: Target, name: str, reached: Callable[[], bool]) -> None:
     """Call the mounted tool once with ordinary arguments from its own schema, so that its handler runs even
     when the rule's probe only reads the tool's definition: a handler that crashes in its own code then
-    shows in the server's stderr as ``[snippet-raised]``, and the block is broken."""
-    session = target.start()
-    try:
-        session.initialize(timeout=target.timeout)
-        tool = next((t for t in list_tools(session, timeout=target.timeout) if t.get("name") == name), None)
-        if tool is not None:
-            call_tool(session, name, fill_arguments(tool), timeout=target.timeout)
-    except WireTimeout:
-        pass  # a tool that hangs on ordinary arguments is the probe's business, not the smoke call's
-    finally:
-        session.close(grace=0.5)
+    shows in the server's stderr as ``[snippet-raised]``, and the block is broken.
+
+    ``reached()`` says whether the handler has run. When a wait ran out before it did (a server slow to start on
+    a loaded machine), the call is made once more with three times the wait, so that "the server never called
+    the block" is never a verdict about the machine's load. A tool that hangs once called has been reached."""
+    for wait in (target.timeout, 3 * target.timeout):
+        session = target.start()
+        try:
+            session.initialize(timeout=wait)
+            tool = next((t for t in list_tools(session, timeout=wait) if t.get("name") == name), None)
+            if tool is not None:
+                call_tool(session, name, fill_arguments(tool), timeout=wait)
+            return
+        except WireTimeout:
+            if reached():
+                return  # a tool that hangs on ordinary arguments is the probe's business, not the smoke call's
+        finally:
+            session.close(grace=0.5)
 
 
 ISOLATION_CHECK_SECONDS = 10.0
@@ -210,7 +218,7 @@ def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, smoke_t
         try:
             finding = probe.run(target)
             if smoke_tool is not None:
-                _smoke_call(target, smoke_tool)
+                _smoke_call(target, smoke_tool, lambda: called.exists() and TOOL_SEAM in called.read_text().split())
         except Exception as exc:  # a probe must never take the verifier down with it
             finding = failed("probe_error", f"the probe itself failed: {type(exc).__name__}: {exc}")
         finally:

@@ -29,7 +29,7 @@ UNREVIEWED = "unreviewed"
 FILTER_FIELDS = ("status", "check", *FILTER_KEYS)
 """The worksheet's filters, first those that find what is left; only ``FILTER_KEYS`` go into an export's stamp."""
 REVIEW_PLACEHOLDERS = {"server_name": "e.g. acme-files", "server_version": "e.g. 1.4.2 or a commit", "reviewer": "your name",
-                       "server_transport": "e.g. stdio; 2025-11-25 and 2026-07-28"}
+                       "server_transport": "e.g. stdio; 2025-11-25"}
 
 
 def worksheet_data(corpus: Corpus, *, from_src: str, directory_urls: bool = True) -> dict[str, Any]:
