@@ -18,7 +18,8 @@ from audit_helpers import QUIRKS, run_cli, serving_http
 from mcp_handbook.audit.guard import BlockedToolCall, ToolCallGuard
 from mcp_handbook.audit.target import AuditTarget
 from mcp_handbook.probes import PROBES
-from mcp_handbook.probes.http_session import HttpSession, era_headers, reply_messages
+from mcp_handbook.probes.http import reply_messages
+from mcp_handbook.probes.http_session import HttpSession, era_headers
 from mcp_handbook.probes.support import MODERN_REVISION, modern_meta
 from mcp_handbook.verify import minimal_env
 

@@ -93,6 +93,24 @@ def endpoint(target: Target) -> Endpoint:
     return parse_url(target.url)
 
 
+def reply_messages(content_type: str, body: bytes) -> list[Any]:
+    """The JSON-RPC messages in one HTTP reply: the JSON body, or every ``data:`` of an event stream."""
+    text = body.decode("utf-8", "replace")
+    if content_type.startswith("text/event-stream"):
+        chunks = [ln[5:].strip() for ln in text.splitlines() if ln.startswith("data:")]
+    else:
+        chunks = [text] if text.strip() else []
+    values: list[Any] = []
+    for chunk in chunks:
+        try:
+            value = json.loads(chunk)
+        except (ValueError, RecursionError):  # what a hostile server wrote: not a message
+            continue
+        values.extend(value if isinstance(value, list) else [value])
+    return values
+
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
     """One HTTP response: status, headers (names lower-cased) and the start of the body."""
@@ -103,17 +121,8 @@ class Answer:
 
     def message(self) -> dict[str, Any] | None:
         """The JSON-RPC message in the body: a JSON object, or the first ``data:`` of an event stream."""
-        text = self.body.decode("utf-8", "replace")
-        candidates = [text] if not self.headers.get("content-type", "").startswith("text/event-stream") else [
-            ln[5:].strip() for ln in text.splitlines() if ln.startswith("data:")]
-        for candidate in candidates:
-            try:
-                value = json.loads(candidate)
-            except ValueError:
-                continue
-            if isinstance(value, dict):
-                return value
-        return None
+        return next((m for m in reply_messages(self.headers.get("content-type", ""), self.body) if isinstance(m, dict)),
+                    None)
 
 
 def send(target: Target, point: Endpoint, message: dict[str, Any] | None, headers: dict[str, str] | None = None,

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..wire import JsonRpcClient, Line, Message, WireTimeout, with_request_meta
-from .http import MAX_BODY_BYTES, parse_url
+from .http import MAX_BODY_BYTES, parse_url, reply_messages
 from .support import LATEST_LEGACY, PROBE_CLIENT, PROTOCOL_VERSION
 
 NAME_BEARING = {"tools/call": "name", "resources/read": "uri", "prompts/get": "name"}
@@ -61,23 +61,6 @@ def era_headers(message: Any, session_version: str | None = None) -> dict[str, s
     if isinstance(named, str):
         headers["Mcp-Name"] = header_value(named)
     return headers
-
-
-def reply_messages(content_type: str, body: bytes) -> list[Any]:
-    """The JSON-RPC messages in one HTTP reply: the JSON body, or every ``data:`` of an event stream."""
-    text = body.decode("utf-8", "replace")
-    if content_type.startswith("text/event-stream"):
-        chunks = [ln[5:].strip() for ln in text.splitlines() if ln.startswith("data:")]
-    else:
-        chunks = [text] if text.strip() else []
-    values: list[Any] = []
-    for chunk in chunks:
-        try:
-            value = json.loads(chunk)
-        except (ValueError, RecursionError):  # what a hostile server wrote: not a message
-            continue
-        values.extend(value if isinstance(value, list) else [value])
-    return values
 
 
 class HttpSession(JsonRpcClient):

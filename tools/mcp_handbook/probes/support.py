@@ -16,7 +16,7 @@ import math
 import os
 import re
 import secrets
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -145,7 +145,7 @@ class Target:
         self.sessions.append(session)
         return session
 
-    def connect(self, before_send: Any = None) -> Any:
+    def connect(self, before_send: Callable[[bytes, list[Message]], None] | None = None) -> HttpSession:
         """A new JSON-RPC client of the target's HTTP endpoint, with the target's headers and timeout."""
         from .http_session import HttpSession
 
