@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import textwrap
 import time
 from pathlib import Path
 
@@ -192,6 +193,35 @@ def test_inherited_descriptors_are_closed(spawn):
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+def test_a_descriptor_a_snippet_opens_on_import_is_not_closed_under_it(spawn, tmp_path):
+    """Inherited descriptors are closed before any snippet is imported. Closing a descriptor a snippet's module code
+    opened (a thread walking the workspace, say) let the protocol's stdout take its number, which the snippet then
+    closed again: the server lost stdout at random (OPS-002's CORRECT block, once in a CI run)."""
+    path = tmp_path / "holds.py"
+    path.write_text(textwrap.dedent("""
+        import os
+
+        _held = open(__file__, "rb")
+        _identity = (os.fstat(_held.fileno()).st_dev, os.fstat(_held.fileno()).st_ino)
+
+        TOOL = {"name": "held_fd", "description": "Report whether the descriptor opened at import is still this file.",
+                "inputSchema": {"type": "object", "additionalProperties": False}}
+
+
+        def handle(arguments, ctx):
+            try:
+                now = os.fstat(_held.fileno())
+            except OSError as exc:
+                return {"content": [{"type": "text", "text": f"closed: {exc}"}], "isError": True}
+            if (now.st_dev, now.st_ino) != _identity:  # closed, and the number taken by another descriptor
+                return {"content": [{"type": "text", "text": "reused"}], "isError": True}
+            return {"content": [{"type": "text", "text": "open"}]}
+    """))
+    client = spawn("--seam", f"tool={path}")
+    result = client.call("held_fd")["result"]
+    assert result["content"][0]["text"] == "open"
 
 
 def test_default_table_is_complete():

@@ -201,8 +201,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{USAGE}\nreference_server: error: {exc}", file=sys.stderr)
         return 2
     LogState.stderr_rank = RANK[args.log_level]
+    # Descriptors are closed before any other snippet is imported: a snippet's module code may open files or
+    # start a thread that does, and closing those under it lets a later descriptor (the protocol's stdout) take
+    # a number the thread will close again.
+    closer = [spec for spec in args.seam if spec.partition("=")[0] == "close_inherited_fds"]
     try:
-        extra = load_seams(args.seam)
+        load_seams(closer)
     except SeamLoadError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_SEAM
@@ -212,6 +216,11 @@ def main(argv: list[str] | None = None) -> int:
         from reference_server.logs import report_seam_error
 
         report_seam_error("close_inherited_fds", exc)
+    try:
+        extra = load_seams([spec for spec in args.seam if spec not in closer])
+    except SeamLoadError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_SEAM
     workspace = Path(args.workspace).resolve()
     if not workspace.is_dir():
         print(f"reference_server: workspace {args.workspace!r} is not a directory", file=sys.stderr)

@@ -119,8 +119,11 @@ class Listener:
         self.stopping.wait(LISTENER_LIFETIME if endless else 0)  # past the limit: hold the line, send nothing
 
     def scrub(self, text: str) -> str:
-        """Evidence without the random port or random hex (a boundary, a reference)."""
-        return re.sub(r"\b(?=[0-9]*[a-f])[0-9a-f]{10,}\b", "…", text.replace(f":{self.port}", ":PORT"))
+        """Evidence without the random port or random hex (a boundary, a reference). Ten or eleven hex digits are
+        scrubbed only with a letter among them (2130706433 is an address in a URL); twelve or more always: a random
+        boundary is all digits about one time in three hundred."""
+        return re.sub(r"\b(?:(?=[0-9]*[a-f])[0-9a-f]{10,}|[0-9a-f]{12,})\b", "…",
+                      text.replace(f":{self.port}", ":PORT"))
 
 
 @contextmanager
