@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import functools
 import importlib.util
+import os
 import re
 import secrets
 import subprocess
@@ -63,11 +64,52 @@ class Verdict:
         return not self.broken and self.finding is not None and self.finding.status == self.expected
 
 
+@functools.cache
 def _server_pythonpath() -> str:
+    """The folder that holds the reference_server package, whose bytecode is brought up to date on first use."""
     spec = importlib.util.find_spec("reference_server")
     if spec is None or not spec.submodule_search_locations:
         raise RuntimeError("the reference_server package is not importable; run `pip install -e .`")
-    return str(Path(next(iter(spec.submodule_search_locations))).parent)
+    package = Path(next(iter(spec.submodule_search_locations)))
+    _compile_once(package)
+    return str(package.parent)
+
+
+def _compile_once(package: Path) -> None:
+    """Write the package's bytecode now, once. Servers under test start with ``PYTHONDONTWRITEBYTECODE`` (so a server
+    writes nothing of its own into a workspace) and so never write it themselves: in a fresh checkout every one of
+    the thousands of servers the tests start would otherwise compile the whole package again (about a third of a
+    proof's cost). A folder that cannot be written is left as it is: the servers then compile as before."""
+    import compileall
+
+    try:
+        compileall.compile_dir(package, maxlevels=0, quiet=2)
+    except OSError:
+        pass
+
+
+SERVER_PYTHON_FLAGS = ("-S",)
+"""A proof's reference server starts without the ``site`` module. Its ``.pth`` hooks (here a sandbox's certificate
+set-up) took about a third of each start, and the proofs start some 480 servers. Installed libraries a block imports
+(``jsonschema``, say) stay importable: their folders are on ``PYTHONPATH``, through links (:func:`_link_libraries`)."""
+
+
+@functools.cache
+def _library_dirs() -> tuple[Path, ...]:
+    """This interpreter's folders of installed packages (found on ``sys.path``; nothing of theirs is run)."""
+    return tuple(Path(p) for p in sys.path if Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir())
+
+
+def _link_libraries(parent: Path) -> list[str]:
+    """Link each folder of installed packages into ``parent`` (``lib``, ``lib-2``, ...) and return the links: what a
+    server shows of its ``PYTHONPATH`` (a proof may print its environment) is then the same on every machine and
+    interpreter, as the link to the server's own source is."""
+    links = []
+    for n, folder in enumerate(_library_dirs(), 1):
+        link = parent / ("lib" if n == 1 else f"lib-{n}")
+        link.symlink_to(folder, target_is_directory=True)
+        links.append(str(link))
+    return links
 
 
 def minimal_env(*, home: Path | None = None, **extra: str) -> dict[str, str]:
@@ -157,6 +199,8 @@ def _smoke_call(target: Target, name: str, reached: Callable[[], bool]) -> None:
     ``reached()`` says whether the handler has run. When a wait ran out before it did (a server slow to start on
     a loaded machine), the call is made once more with three times the wait, so that "the server never called
     the block" is never a verdict about the machine's load. A tool that hangs once called has been reached."""
+    if reached():
+        return  # the probe itself called the tool: its handler has run, and what it raised is in stderr already
     for wait in (target.timeout, 3 * target.timeout):
         session = target.start()
         try:
@@ -207,10 +251,10 @@ def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, smoke_t
         # the server is imported through a link in this folder, so the paths its tracebacks show are the same
         # length and text on every machine and checkout (recorded evidence is cut at a fixed width)
         (parent / "srv").symlink_to(_server_pythonpath(), target_is_directory=True)
-        argv = [*prefix, sys.executable, "-m", "reference_server", "--workspace", str(workspace), "--test-tools",
+        argv = [*prefix, sys.executable, *SERVER_PYTHON_FLAGS, "-m", "reference_server", "--workspace", str(workspace), "--test-tools",
                 "--page-size", str(PAGE_SIZE), *seam_args]
         called = parent / "seams-called"
-        env = {**minimal_env(home=workspace, HB_CANARY=canary, API_TOKEN=canary), "PYTHONPATH": str(parent / "srv"),
+        env = {**minimal_env(home=workspace, HB_CANARY=canary, API_TOKEN=canary), "PYTHONPATH": os.pathsep.join([str(parent / "srv"), *_link_libraries(parent)]),
                SEAM_CALLED_FILE: str(called)}
         transport = "http" if "--http" in seam_args else "stdio"  # over HTTP the probe reads the URL it prints
         target = Target(argv=argv, workspace=workspace, env=env, canary=canary, timeout=timeout, root=workspace,
