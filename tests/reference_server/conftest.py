@@ -22,7 +22,7 @@ TOOLS_DIR = Path(__file__).resolve().parents[2] / "tools"
 if str(TOOLS_DIR) not in sys.path:
     sys.path.insert(0, str(TOOLS_DIR))
 
-from mcp_handbook.verify import minimal_env  # noqa: E402  (one minimal environment for every server under test)
+from mcp_handbook.verify import SERVER_PYTHON_FLAGS, minimal_env  # noqa: E402  (one environment, one start for every server under test)
 from mcp_handbook.wire import Message, WireSession  # noqa: E402  (one raw pipe client)
 
 INIT_PARAMS = {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -37,7 +37,7 @@ class RawClient(WireSession):
 
     def __init__(self, *args: str, workspace: Path, env: dict[str, str] | None = None,
                  pass_fds: tuple[int, ...] = ()) -> None:
-        argv = [sys.executable, "-m", "reference_server", "--workspace", str(workspace), *args]
+        argv = [sys.executable, *SERVER_PYTHON_FLAGS, "-m", "reference_server", "--workspace", str(workspace), *args]
         super().__init__(argv, cwd=workspace, env=env or minimal_env(), pass_fds=pass_fds)
         self.notifications: list[dict[str, Any]] = []
         self._read = 0

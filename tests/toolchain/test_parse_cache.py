@@ -70,6 +70,33 @@ def test_an_edit_anywhere_in_content_is_parsed_not_served_from_the_cache(handboo
     assert len(_entries(tmp_path)) == 3  # three contents, three entries
 
 
+def test_a_copy_elsewhere_is_served_from_the_cache_with_its_own_root(handbook: Path, tmp_path: Path) -> None:
+    """Where a checkout is is not part of the key: the tests copy the handbook hundreds of times, and each copy with
+    the same files is one parse. The corpus served names the copy's root, so every path resolves in the copy."""
+    first = parse_cached(handbook)
+    copy = tmp_path / "elsewhere" / "hb"
+    shutil.copytree(handbook, copy)
+    served = parse_cached(copy)
+    assert len(_entries(tmp_path)) == 1
+    assert served.root == copy.resolve() and first.root == handbook.resolve()
+    assert served == parse_content(copy)
+
+
+def test_a_link_that_leads_elsewhere_is_another_entry(handbook: Path, tmp_path: Path) -> None:
+    """A symbolic link's target decides whether a relative link leaves content/, so it is part of the key."""
+    outside = tmp_path / "outside.md"
+    outside.write_text("# outside\n", encoding="utf-8")
+    inside = handbook / "content" / "elsewhere.md"
+    inside.write_text("# outside\n", encoding="utf-8")
+    link = handbook / "content" / "rules" / "transport" / "notes.md"
+    link.symlink_to(inside)
+    parse_cached(handbook)
+    link.unlink()
+    link.symlink_to(outside)  # the same bytes, another place
+    parse_cached(handbook)
+    assert len(_entries(tmp_path)) == 2
+
+
 def test_a_broken_entry_is_parsed_again(handbook: Path, tmp_path: Path) -> None:
     expected = parse_cached(handbook)
     [entry] = _entries(tmp_path)

@@ -82,3 +82,23 @@ def test_a_rule_that_does_not_lint_fails_its_file(pytester: pytest.Pytester, han
     result = pytester.runpytest_subprocess("content", "-q", "-k", "lint")
     result.assert_outcomes(failed=1)
     assert f"content/rules/transport/frame-size-cap.md:{line}: HB012 field 'severity'" in result.stdout.str()
+
+
+def test_the_quick_loop_proves_what_changed_and_a_full_run_proves_everything(
+        pytester: pytest.Pytester, handbook: Path, project_root: Path) -> None:
+    """A block whose passing proof is recorded for exactly its inputs is marked slow: ``-m "not slow"`` proves the
+    blocks a change touched, and a run without ``-m`` still proves every block."""
+    (handbook / "snippets").mkdir()
+    shutil.copy(project_root / "snippets" / "evidence.json", handbook / "snippets" / "evidence.json")
+    rule = handbook / "content" / "rules" / "transport" / "frame-size-cap.md"
+    text = rule.read_text()
+    fence = re.search(r"```python correct[^\n]*\n", text)
+    rule.write_text(text[: fence.end()] + "# an edit\n" + text[fence.end():])
+
+    def collected(*args: str) -> list[str]:
+        out = pytester.runpytest_subprocess("content", "--collect-only", "-q", *args).outlines
+        return [ln for ln in out if "::" in ln]
+
+    quick = collected("-m", "not slow")
+    assert quick == ["content/rules/transport/frame-size-cap.md::TRN-002:correct1"]
+    assert len(collected()) > 200

@@ -9,6 +9,7 @@ for the site or an export imports no verification code.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
@@ -83,21 +84,32 @@ def known_gates(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Di
             yield _diag(rule.path, rule.line_of("gate"), "HB022", f"gate {rule.gate!r} is not declared in content/handbook.yml", f"use one of: {', '.join(sorted(keys))}")
 
 
+@functools.lru_cache(maxsize=4096)
+def _top_level_names(code: str) -> tuple[str, int] | frozenset[str]:
+    """The names a block defines or assigns at top level, or its syntax error (message, line in the block).
+    Kept by code: the corpus is linted on every load, and the tests load copies of it hundreds of times."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        return (exc.msg, exc.lineno or 1)
+    names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    names |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    names |= {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+    return frozenset(names)
+
+
 def _static_snippet_problems(snippet: Snippet) -> Iterable[Diagnostic]:
     path = snippet.location.path
-    try:
-        tree = ast.parse(snippet.code, filename=path)
-    except SyntaxError as exc:
-        line = snippet.code_line + (exc.lineno or 1) - 1
-        yield _diag(path, line, "HB033", f"{snippet.name} does not compile: {exc.msg}", "fix the Python syntax in this block")
+    names = _top_level_names(snippet.code)
+    if isinstance(names, tuple):
+        message, lineno = names
+        yield _diag(path, snippet.code_line + lineno - 1, "HB033", f"{snippet.name} does not compile: {message}",
+                    "fix the Python syntax in this block")
         return
     if snippet.seam is None:
         return
-    defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    assigned = {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
-    assigned |= {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
     needed = {"TOOL", "handle"} if snippet.seam == TOOL_SEAM else {snippet.seam}
-    missing = sorted(needed - defined - assigned)
+    missing = sorted(needed - names)
     if missing:
         yield _diag(
             path, snippet.location.line, "HB034",

@@ -14,6 +14,7 @@ turns it off; the newest :data:`KEEP` files are kept.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import pickle
@@ -52,17 +53,21 @@ def cache_dir() -> Path | None:
 
 
 def content_key(root: Path, content_dir: str) -> str:
-    """A hash of everything ``parse_content(root)`` reads, and of the code that reads it."""
+    """A hash of everything ``parse_content(root)`` reads, and of the code that reads it. Where the checkout is
+    is not part of it (nothing parsed depends on it but :attr:`Corpus.root`, set on reading): a copy of the
+    handbook with the same files is the same entry."""
     import markdown_it
     import yaml
 
     digest = hashlib.sha256()
-    for part in (str(root), content_dir, sys.version, markdown_it.__version__, yaml.__version__, RULES_DIR):
+    for part in (content_dir, sys.version, markdown_it.__version__, yaml.__version__, RULES_DIR):
         digest.update(part.encode("utf-8") + b"\0")
     digest.update(RUNNING_SOURCES)
     content = root / content_dir
     for path in sorted(content.rglob("*")):  # folders too: a link may name one, and the link check asks if it exists
         name = path.relative_to(root).as_posix().encode("utf-8")
+        if path.is_symlink():  # where a link leads decides whether a relative link "leaves content/"
+            name += b"\0->" + os.fsencode(os.readlink(path))
         digest.update(name + (b"\0" + path.read_bytes() if path.is_file() else b"/") + b"\0")
     return digest.hexdigest()
 
@@ -83,7 +88,7 @@ def parse_cached(root: Path, *, content_dir: str = "content") -> Corpus:
             corpus = pickle.load(f)
         if isinstance(corpus, Corpus):
             os.utime(path)  # recently used: kept when older entries are pruned
-            return corpus
+            return corpus if corpus.root == root else dataclasses.replace(corpus, root=root)
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
         pass
     corpus = parse_content(root, content_dir=content_dir)

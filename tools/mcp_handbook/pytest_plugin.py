@@ -9,6 +9,11 @@ Proofs start real server processes, so once collection is done every
 selected snippet is started on a small thread pool; each item then waits for
 its own verdict. Nothing is weakened to save time: each item still runs its
 own server with its own probe.
+
+Under pytest-xdist (``-n N``, which then distributes by group unless ``--dist`` says otherwise) every proof is in
+one xdist group, so one worker proves them all on its pool while the others run the rest of the suite; that
+worker starts its pool when the first proof reaches it. With a ``--dist`` mode that ignores groups, each proof
+is run where it lands, one at a time (correct, only slower).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from . import load_corpus
+from . import evidence, load_corpus
 from .model import Corpus, Diagnostic, Rule, Snippet
 from .verify import Verdict, verify
 
@@ -70,7 +75,26 @@ class RuleFile(pytest.File):
             return
         for snippet in rule.snippets:
             if snippet.language == "python" and snippet.seam:
-                yield SnippetItem.from_parent(self, name=f"{rule.id}:{snippet.kind}{snippet.index}", rule=rule, snippet=snippet)
+                item = SnippetItem.from_parent(self, name=f"{rule.id}:{snippet.kind}{snippet.index}", rule=rule, snippet=snippet)
+                if _proofs_grouped(self.config):
+                    item.add_marker(pytest.mark.xdist_group(PROOF_GROUP))
+                if _recorded_and_current(self.config, corpus, rule, snippet):
+                    item.add_marker(pytest.mark.slow)
+                yield item
+
+
+RECORDED_KEY = pytest.StashKey[tuple[dict[str, dict[str, Any]], dict[str, bytes]]]()
+
+
+def _recorded_and_current(config: pytest.Config, corpus: Corpus, rule: Rule, snippet: Snippet) -> bool:
+    """Whether ``snippets/evidence.json`` holds a passing proof of exactly this block: the same code, options, seam,
+    probe source, shared probe and verdict code and reference server. Proving it again is then marked ``slow``: the
+    quick loop (``-m "not slow"``) proves what a change touched, and a full run proves everything."""
+    if RECORDED_KEY not in config.stash:
+        config.stash[RECORDED_KEY] = (evidence.load(corpus.root), {})
+    entries, sources = config.stash[RECORDED_KEY]
+    entry, current = evidence.current_entry(rule, snippet, entries, sources=sources)
+    return current and entry is not None and entry.get("ok") is True
 
 
 class LintError(Exception):
@@ -110,6 +134,8 @@ class SnippetItem(pytest.Item):
         self.future = pool.submit(verify, self.snippet, self.rule)
 
     def runtest(self) -> None:
+        if self.future is None and _proofs_grouped(self.config):
+            start_proofs(self.session)  # this worker was given the proof group: all of it
         verdict = self.future.result() if self.future is not None else verify(self.snippet, self.rule)
         if not verdict.ok:
             raise SnippetFailure(verdict)
@@ -148,8 +174,33 @@ def explain(verdict: Verdict, rule: Rule) -> str:
     return "\n".join(lines)
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    items = [i for i in session.items if isinstance(i, SnippetItem)]
+PROOF_GROUP = "handbook-proofs"
+"""The xdist group of every proof: one worker gets them all, so one pool runs them all at once."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """``-n N`` without a ``--dist`` mode distributes by group (before pytest-xdist picks ``load``), so the proofs stay
+    together on one worker's pool."""
+    if getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", "no") == "no":
+        config.option.dist = "loadgroup"
+
+
+def _xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _proofs_grouped(config: pytest.Config) -> bool:
+    """Whether this xdist worker is given every proof at once (``--dist loadgroup``; xdist sets ``loadgroup``
+    on a worker's options, whose ``dist`` reads ``no``)."""
+    return _xdist_worker(config) and bool(getattr(config.option, "loadgroup", False))
+
+
+def start_proofs(session: pytest.Session) -> None:
+    """Start every selected proof on one thread pool (once per session; nothing when fewer than two)."""
+    if POOL_KEY in session.config.stash:
+        return
+    items = [i for i in session.items if isinstance(i, SnippetItem) and i.future is None]
     if len(items) < 2:
         return
     workers = session.config.getoption("--handbook-workers") or default_workers()
@@ -157,6 +208,11 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     session.config.stash[POOL_KEY] = pool
     for item in items:
         item.start(pool)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if not _xdist_worker(session.config):
+        start_proofs(session)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -115,7 +115,8 @@ def _link_libraries(parent: Path) -> list[str]:
 def minimal_env(*, home: Path | None = None, **extra: str) -> dict[str, str]:
     """The environment a server under test starts with: nothing inherited, only what the interpreter and
     the reference server need, ``HOME`` when given, then ``extra`` (a canary secret, say)."""
-    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": _server_pythonpath()}
+    search = os.pathsep.join([_server_pythonpath(), *map(str, _library_dirs())])  # a server started -S finds jsonschema
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": search}
     if home is not None:
         env["HOME"] = str(home)
     env.update(extra)

@@ -11,7 +11,6 @@ behaviour, not a defect, and is not reported.
 from __future__ import annotations
 
 import functools
-import inspect
 import os
 
 from reference_server.logs import stderr_line, mask_environment
@@ -57,9 +56,21 @@ def report(name: str, path: str, exc: BaseException, allowed: tuple[type[BaseExc
         stderr_line(f"reference_server: {MARK} {name} {type(exc).__name__}: {message} at {os.path.basename(path)}:{line}")
 
 
+_CO_GENERATOR = 0x20
+"""``inspect.CO_GENERATOR``: the flag is read here because importing ``inspect`` was a seventh of a server's start."""
+
+
+def is_generator_function(function: object) -> bool:
+    """``inspect.isgeneratorfunction``: through partials and bound methods to the code object's flags."""
+    while isinstance(function, functools.partial):
+        function = function.func
+    function = getattr(function, "__func__", function)
+    return bool(getattr(getattr(function, "__code__", None), "co_flags", 0) & _CO_GENERATOR)
+
+
 def guard(name: str, function: Callable[..., Any], path: str, allowed: tuple[type[BaseException], ...] = ()) -> Callable[..., Any]:
     """``function`` (or generator function) from the snippet at ``path``, reporting its own exceptions."""
-    if inspect.isgeneratorfunction(function):
+    if is_generator_function(function):
         @functools.wraps(function)
         def generator(*args: Any, **kwargs: Any) -> Any:
             note_call(name)
