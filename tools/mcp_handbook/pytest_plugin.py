@@ -19,18 +19,20 @@ is run where it lands, one at a time (correct, only slower).
 from __future__ import annotations
 
 import os
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from . import evidence, load_corpus
+from . import evidence, load_corpus, proof_times
 from .model import Corpus, Diagnostic, Rule, Snippet
 from .verify import Verdict, verify
 
 CORPUS_KEY = pytest.StashKey[Corpus]()
 POOL_KEY = pytest.StashKey[ThreadPoolExecutor]()
+TIMES_KEY = pytest.StashKey[dict[str, float]]()
 WORKERS_PER_CORE = 3
 """Proofs run at once per core. A proof mostly waits (on its server's answers, or out a deadline a WRONG block
 lets pass), so two per core left the cores idle: on 2 cores (load about 5, one run each), 247 blocks took
@@ -130,8 +132,14 @@ class SnippetItem(pytest.Item):
         self.snippet = snippet
         self.future: Future[Verdict] | None = None
 
-    def start(self, pool: ThreadPoolExecutor) -> None:
-        self.future = pool.submit(verify, self.snippet, self.rule)
+    def start(self, pool: ThreadPoolExecutor, seconds: dict[str, float]) -> None:
+        def timed() -> Verdict:
+            began = time.monotonic()
+            verdict = verify(self.snippet, self.rule)
+            seconds[self.snippet.name] = round(time.monotonic() - began, 2)
+            return verdict
+
+        self.future = pool.submit(timed)
 
     def runtest(self) -> None:
         if self.future is None and _proofs_grouped(self.config):
@@ -206,8 +214,10 @@ def start_proofs(session: pytest.Session) -> None:
     workers = session.config.getoption("--handbook-workers") or default_workers()
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hb-verify")
     session.config.stash[POOL_KEY] = pool
-    for item in items:
-        item.start(pool)
+    before = proof_times.load()
+    session.config.stash[TIMES_KEY] = seconds = {}
+    for item in proof_times.longest_first(items, before, name=lambda i: i.snippet.name):
+        item.start(pool, seconds)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -219,3 +229,4 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     pool = session.config.stash.get(POOL_KEY, None)
     if pool is not None:
         pool.shutdown(wait=True, cancel_futures=True)
+        proof_times.save(session.config.stash.get(TIMES_KEY, {}))
