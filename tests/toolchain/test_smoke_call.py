@@ -66,3 +66,14 @@ def test_a_handler_reached_on_the_first_attempt_is_not_called_again(tmp_path: Pa
     finally:
         target.stop_all()
     assert called.read_text().split() == ["tool"] and len(target.sessions) == 1
+
+
+def test_no_smoke_call_when_the_probe_already_ran_the_handler(tmp_path: Path) -> None:
+    called = tmp_path / "called"
+    called.write_text("tool\n")  # the probe's own call reached the handler
+    target = _target(tmp_path, called)
+    try:
+        _smoke_call(target, "t", lambda: called.exists() and "tool" in called.read_text().split())
+    finally:
+        target.stop_all()
+    assert target.sessions == [] and called.read_text().split() == ["tool"]

@@ -90,7 +90,7 @@ def _compile_once(package: Path) -> None:
 
 SERVER_PYTHON_FLAGS = ("-S",)
 """A proof's reference server starts without the ``site`` module. Its ``.pth`` hooks (here a sandbox's certificate
-set-up) took about a third of each start, and the proofs start some 480 servers. Installed libraries a block imports
+set-up) took about a third of each start, and the proofs start some 450 servers. Installed libraries a block imports
 (``jsonschema``, say) stay importable: their folders are on ``PYTHONPATH``, through links (:func:`_link_libraries`)."""
 
 
@@ -252,10 +252,11 @@ def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, smoke_t
         # the server is imported through a link in this folder, so the paths its tracebacks show are the same
         # length and text on every machine and checkout (recorded evidence is cut at a fixed width)
         (parent / "srv").symlink_to(_server_pythonpath(), target_is_directory=True)
-        argv = [*prefix, sys.executable, *SERVER_PYTHON_FLAGS, "-m", "reference_server", "--workspace", str(workspace), "--test-tools",
-                "--page-size", str(PAGE_SIZE), *seam_args]
+        argv = [*prefix, sys.executable, *SERVER_PYTHON_FLAGS, "-m", "reference_server", "--workspace", str(workspace),
+                "--test-tools", "--page-size", str(PAGE_SIZE), *seam_args]
         called = parent / "seams-called"
-        env = {**minimal_env(home=workspace, HB_CANARY=canary, API_TOKEN=canary), "PYTHONPATH": os.pathsep.join([str(parent / "srv"), *_link_libraries(parent)]),
+        search = os.pathsep.join([str(parent / "srv"), *_link_libraries(parent)])
+        env = {**minimal_env(home=workspace, HB_CANARY=canary, API_TOKEN=canary), "PYTHONPATH": search,
                SEAM_CALLED_FILE: str(called)}
         transport = "http" if "--http" in seam_args else "stdio"  # over HTTP the probe reads the URL it prints
         target = Target(argv=argv, workspace=workspace, env=env, canary=canary, timeout=timeout, root=workspace,

@@ -57,7 +57,7 @@ def report(name: str, path: str, exc: BaseException, allowed: tuple[type[BaseExc
 
 
 _CO_GENERATOR = 0x20
-"""``inspect.CO_GENERATOR``: the flag is read here because importing ``inspect`` was a seventh of a server's start."""
+"""``inspect.CO_GENERATOR``: the flag is read here because importing ``inspect`` cost about 5 ms of a 45 to 65 ms start."""
 
 
 def is_generator_function(function: object) -> bool:

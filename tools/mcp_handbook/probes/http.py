@@ -110,7 +110,6 @@ def reply_messages(content_type: str, body: bytes) -> list[Any]:
     return values
 
 
-
 @dataclass(frozen=True, slots=True)
 class Answer:
     """One HTTP response: status, headers (names lower-cased) and the start of the body."""
