@@ -6,6 +6,7 @@ Each must change nothing a reader sees: the tests build small sites with and wit
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import pytest
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
+from mcp_handbook.site import highlight_cache
 from mcp_handbook.site.highlight_cache import HighlightCache, install
 from mcp_handbook.site.state import SiteData
 
@@ -59,6 +61,8 @@ def _build(project: Path, site: Path, *, cached: bool) -> tuple[str, HighlightCa
     config = load_config(str(project / "mkdocs.yml"), site_dir=str(site))
     cache = install(config) if cached else None
     build(config)
+    if cache is not None:
+        cache.save()  # what the handbook's hook does when the build ends
     page = (site / "index.html").read_text(encoding="utf-8")
     return re.sub(r"Build Date UTC : [^\n]*", "", page), cache  # the theme stamps the time of the build
 
@@ -75,7 +79,10 @@ def test_cached_builds_write_the_same_page_and_the_second_highlights_nothing(tmp
     assert cold == plain and warm == plain
     assert (first.hits, first.misses) == (1, BLOCKS - 1), "the repeated block is highlighted once"
     assert (second.hits, second.misses) == (BLOCKS, 0)
-    assert len(list((tmp_path / "cache" / "mcp-handbook" / "highlight").glob("*.html"))) == BLOCKS - 1
+    folder = tmp_path / "cache" / "mcp-handbook" / "highlight"
+    packs = list(folder.iterdir())
+    assert [p.name.startswith("pack-") and p.suffix == ".json" for p in packs] == [True], "one pack, no temporary file"
+    assert len(json.loads(packs[0].read_text(encoding="utf-8"))) == BLOCKS - 1
 
 
 def test_a_cache_folder_that_cannot_be_written_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -86,7 +93,9 @@ def test_a_cache_folder_that_cannot_be_written_changes_nothing(tmp_path: Path, m
     project = _project(tmp_path)
     plain, _ = _build(project, tmp_path / "plain", cached=False)
     page, cache = _build(project, tmp_path / "site", cached=True)
-    assert cache is not None and page == plain and cache.hits == 0
+    assert cache is not None and page == plain
+    assert (cache.hits, cache.misses) == (1, BLOCKS - 1), "only the repeated block is reused, from this build's memory"
+    assert blocked.read_text(encoding="utf-8") == "a file where the cache folder would go"
 
 
 @pytest.mark.parametrize(
@@ -111,6 +120,72 @@ def test_no_cache_when_turned_off_or_when_another_fence_takes_every_language(tmp
     assert install(config) is not None
     assert install(config) is None, "a second install finds the first one's fence and adds none"
     assert len(config["mdx_configs"]["pymdownx.superfences"]["custom_fences"]) == 1
+
+
+class _Pretend(HighlightCache):
+    """A cache whose highlighter is a stand-in: the tests of its storage need no Markdown."""
+
+    @staticmethod
+    def _highlight(src: str, language: str, options: dict[str, Any], md: Any, kwargs: dict[str, Any]) -> str:
+        return f"<pre>{src}</pre>"
+
+
+def _one_build(folder: Path, *sources: str) -> _Pretend:
+    cache = _Pretend(folder, {"highlight": {}})
+    for src in sources:
+        cache.format(src, "python", "highlight", {}, md=None, classes=[], id_value="", attrs={})
+    cache.save()
+    return cache
+
+
+def _stored(folder: Path) -> dict[str, str]:
+    blocks: dict[str, str] = {}
+    for pack in folder.glob("pack-*.json"):
+        blocks.update(json.loads(pack.read_text(encoding="utf-8")))
+    return blocks
+
+
+def test_packs_are_merged_before_they_pile_up_and_a_merge_keeps_what_the_build_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "highlight"
+    for n in range(highlight_cache.MOST_PACKS):
+        _one_build(folder, "shared = 1\n", f"block_{n} = {n}\n")
+    assert len(list(folder.glob("pack-*.json"))) == highlight_cache.MOST_PACKS
+    assert (_one_build(folder, "shared = 1\n").hits, len(list(folder.glob("pack-*.json")))) == (1, highlight_cache.MOST_PACKS), \
+        "a build that highlighted nothing writes nothing"
+    merging = _one_build(folder, "shared = 1\n", "newest = 1\n")
+    assert (merging.hits, merging.misses) == (1, 1)
+    assert len(list(folder.glob("pack-*.json"))) == 1, "the packs it read are merged into one"
+    assert len(_stored(folder)) == highlight_cache.MOST_PACKS + 2, "every block is still there: far fewer than KEEP"
+    assert _one_build(folder, "shared = 1\n", "newest = 1\n", "block_0 = 0\n").hits == 3
+
+    monkeypatch.setattr(highlight_cache, "KEEP", 3)
+    _one_build(folder, "shared = 1\n", "another = 1\n")
+    kept = set(_stored(folder).values())
+    assert {"<pre>shared = 1\n</pre>", "<pre>another = 1\n</pre>"} <= kept and len(kept) == 3, \
+        "over KEEP: the blocks this build used, then others up to KEEP"
+    assert not [p for p in folder.iterdir() if not p.name.startswith("pack-")], "no temporary file is left behind"
+
+
+def test_a_pack_that_cannot_be_read_is_skipped(tmp_path: Path) -> None:
+    folder = tmp_path / "highlight"
+    _one_build(folder, "x = 1\n")
+    (folder / "pack-broken.json").write_text('{"half a pack', encoding="utf-8")
+    (folder / "pack-list.json").write_text("[1, 2]", encoding="utf-8")
+    again = _one_build(folder, "x = 1\n", "y = 2\n")
+    assert (again.hits, again.misses) == (1, 1)
+    assert _stored_readable(folder) == {"<pre>x = 1\n</pre>", "<pre>y = 2\n</pre>"}
+
+
+def _stored_readable(folder: Path) -> set[str]:
+    found: set[str] = set()
+    for pack in folder.glob("pack-*.json"):
+        try:
+            blocks = json.loads(pack.read_text(encoding="utf-8"))
+        except ValueError:
+            continue
+        if isinstance(blocks, dict):
+            found.update(blocks.values())
+    return found
 
 
 def _key(cache: HighlightCache, src: str = "x = 1\n", language: str = "python", options: dict[str, Any] | None = None) -> str:

@@ -30,8 +30,23 @@ YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when pres
 
 @functools.cache
 def _markdown() -> MarkdownIt:
-    """One parser for every file: building it (rules, plugins) costs more than parsing a rule."""
-    return MarkdownIt("commonmark").use(front_matter_plugin)
+    """One parser for every file: building it (rules, plugins) costs more than parsing a rule.
+
+    It parses blocks only. The model needs the inline tokens of a paragraph only to check its links, so
+    :func:`_inline_links` parses the inline content of the few paragraphs that can hold one: about half
+    the cost of parsing every paragraph's inline content, the largest part of loading the content."""
+    return MarkdownIt("commonmark").use(front_matter_plugin).disable("inline")
+
+
+def _inline_links(tok: Any, env: dict) -> list:
+    """The inline tokens of a block's content when it may hold a link or an image (both start with ``[``);
+    ``env`` carries the file's link reference definitions from the block parse."""
+    if "[" not in tok.content:
+        return []
+    if not tok.children:
+        tok.children = []
+        _markdown().inline.parse(tok.content, _markdown(), env, tok.children)
+    return tok.children
 
 
 @dataclass(slots=True)
@@ -48,27 +63,34 @@ class _Sink:
 def _key_lines(text: str, first_line: int) -> dict[str, int]:
     """Map each top-level YAML key to the file line it stands on."""
     try:
-        node = yaml.compose(text, Loader=YAML_LOADER)
+        return _node_key_lines(yaml.compose(text, Loader=YAML_LOADER), first_line)
     except yaml.YAMLError:
         return {}
+
+
+def _node_key_lines(node: Any, first_line: int) -> dict[str, int]:
     if not isinstance(node, yaml.MappingNode):
         return {}
     return {k.value: first_line + k.start_mark.line for k, _ in node.value if isinstance(k, yaml.ScalarNode)}
 
 
 def _load_front_matter(text: str, first_line: int, sink: _Sink) -> tuple[dict[str, Any] | None, dict[str, int]]:
-    try:
-        data = yaml.load(text, Loader=YAML_LOADER)
+    loader = YAML_LOADER(text)
+    try:  # one parse gives both the data and, from its node tree, the line of each key
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = first_line + mark.line if mark is not None else first_line
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         sink.add(line, "HB003", f"front matter is not valid YAML: {problem}", "check indentation and quoting on this line")
         return None, {}
+    finally:
+        loader.dispose()
     if not isinstance(data, dict):
         sink.add(first_line, "HB004", "front matter must be a mapping of fields", "write `key: value` lines between the --- fences")
         return None, {}
-    return data, _key_lines(text, first_line)
+    return data, _node_key_lines(node, first_line)
 
 
 def _check_fields(data: dict[str, Any], lines: dict[str, int], fm_line: int, sink: _Sink) -> None:
@@ -121,12 +143,16 @@ def _heading_text(tokens: list, index: int) -> str:
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-def _check_links(tok: Any, path: Path, sink: _Sink) -> None:
+def _content_dir(path: Path) -> Path:
+    """The content folder a rule file sits in (the parent of its ``rules/``), resolved."""
+    return next((p.parent for p in path.parents if p.name == RULES_DIR), path.parent).resolve()
+
+
+def _check_links(tok: Any, env: dict, path: Path, content: Path, sink: _Sink) -> None:
     """HB042: a relative link in a rule must name a file under content/ that exists
     (the site build would fail on it later, without the line)."""
     line = tok.map[0] + 1
-    content = next((p.parent for p in path.parents if p.name == RULES_DIR), path.parent)
-    for child in tok.children or ():
+    for child in _inline_links(tok, env):
         if child.type in ("softbreak", "hardbreak"):
             line += 1
         href = str(child.attrGet("href") or child.attrGet("src") or "") if child.type in ("link_open", "image") else ""
@@ -134,7 +160,7 @@ def _check_links(tok: Any, path: Path, sink: _Sink) -> None:
         if not target or _SCHEME.match(href) or href.startswith("/"):
             continue
         resolved = (path.parent / target).resolve()
-        if not resolved.is_relative_to(content.resolve()):
+        if not resolved.is_relative_to(content):
             sink.add(line, "HB042", f"link {href!r} leaves content/, so the site cannot serve it", "link a page under content/, or use a full https:// address")
         elif not resolved.exists():
             sink.add(line, "HB042", f"link {href!r} points to a file that does not exist", "fix the path; it is relative to this file, e.g. ../security/path-containment.md")
@@ -149,7 +175,8 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
     except UnicodeDecodeError as exc:
         sink.add(raw[: exc.start].count(b"\n") + 1, "HB001", f"file is not UTF-8 ({exc.reason} at byte {exc.start})", "save the file as UTF-8")
         return None, sink.items
-    tokens = _markdown().parse(text)
+    env: dict = {}
+    tokens = _markdown().parse(text, env)
     fm = next((t for t in tokens if t.type == "front_matter"), None)
     if fm is None or fm.map is None or fm.map[0] != 0:
         sink.add(1, "HB002", "rule file has no YAML front matter", "start the file with a --- block holding id, title, scope, ...")
@@ -165,11 +192,12 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
     counts = {"wrong": 0, "correct": 0}
     rule_id = str(data.get("id", "?"))
     spec_cited_at = 0
+    content = _content_dir(path)
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open" and tok.tag == "h2":
             sections.append(_heading_text(tokens, i))
         if tok.type == "inline" and tok.map is not None:
-            _check_links(tok, path, sink)
+            _check_links(tok, env, path, content, sink)
             if sections and sections[-1] == "References" and not spec_cited_at and cites_spec_without_revision(tok.content):
                 spec_cited_at = tok.map[0] + 1
         if tok.type != "fence" or tok.map is None:

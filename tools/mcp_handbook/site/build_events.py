@@ -28,10 +28,10 @@ def start_build(config: Any) -> None:
 
 
 def finish_build(config: Any) -> None:
-    """Drop the oldest highlighted blocks once this build has stored new ones."""
+    """Keep the blocks this build highlighted for the next one."""
     data = site_data(config)
     if data.highlight is not None:
-        data.highlight.prune()
+        data.highlight.save()
 
 
 def add_pages(files: Files, config: Any) -> Files:

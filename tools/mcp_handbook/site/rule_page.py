@@ -207,8 +207,30 @@ def _relative_md(target_src: str, from_src: str) -> str:
     return posixpath.relpath(target_src, posixpath.dirname(from_src) or ".")
 
 
-def _history_line(change: Change) -> str:
-    return f"- {escape(change.date)} · `{change.commit}` · {escape(change.subject)}"
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def _as_code(match: re.Match[str]) -> str:
+    return f"<code>{match.group(1)}</code>"
+
+
+def _commit_list(data: SiteData, rule: Rule, changes: tuple[Change, ...]) -> str:
+    """The commits as finished HTML: a page-long list of one-line subjects that Markdown and the search index
+    would only slow down (a search for a word found in every rule's history helps no reader). A subject's
+    `code` reads as code, and another rule's id in it links to that rule, as in the prose."""
+    src = rule_src(rule)
+    items = "".join(
+        f"<li>{escape(c.date)} · <code>{escape(c.commit)}</code> · {CODE_SPAN.sub(_as_code, escape(c.subject))}</li>"
+        for c in changes
+    )
+    mentioned = set(RULE_ID.findall(items)) - {rule.id}
+    targets = {
+        r.id: (href(rule_src(r), from_src=src, directory_urls=data.directory_urls), r.title)
+        for r in data.corpus.rules
+        if r.id in mentioned
+    }
+    listing = f'<ul class="hb-commits">{items}</ul>'
+    return link_rule_ids(listing, targets) if targets else listing
 
 
 def history_section(data: SiteData, rule: Rule) -> str:
@@ -220,8 +242,7 @@ def history_section(data: SiteData, rule: Rule) -> str:
         lines += [f"- **{escape(str(c.get('version', '?')))}**: {escape(str(c.get('change', '')))}" for c in changelog]
     changes = data.changes(rule)
     if changes:
-        lines += ["", "Commits that touched this rule, newest first:", ""]
-        lines += [_history_line(c) for c in changes]
+        lines += ["", "Commits that touched this rule, newest first:", "", data.late(rule_src(rule), _commit_list(data, rule, changes))]
     return "\n".join(lines) + "\n"
 
 
