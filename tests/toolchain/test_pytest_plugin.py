@@ -102,3 +102,16 @@ def test_the_quick_loop_proves_what_changed_and_a_full_run_proves_everything(
     quick = collected("-m", "not slow")
     assert quick == ["content/rules/transport/frame-size-cap.md::TRN-002:correct1"]
     assert len(collected()) > 200
+
+
+def test_the_quick_loop_over_unchanged_content_succeeds_with_nothing_to_prove(
+        pytester: pytest.Pytester, handbook: Path, project_root: Path) -> None:
+    """With every proof current, ``-m "not slow"`` selects nothing: that is success, not pytest's "no tests" (5).
+    A ``-k`` that matches nothing still is exit 5: a typo in a selection is never hidden."""
+    (handbook / "snippets").mkdir()
+    shutil.copy(project_root / "snippets" / "evidence.json", handbook / "snippets" / "evidence.json")
+    quick = pytester.runpytest_subprocess("content", "-q", "-m", "not slow")
+    assert quick.ret == pytest.ExitCode.OK, quick.outlines
+    assert any("nothing to prove again" in line for line in quick.outlines)
+    typo = pytester.runpytest_subprocess("content", "-q", "-m", "not slow", "-k", "NO-SUCH-RULE")
+    assert typo.ret == pytest.ExitCode.NO_TESTS_COLLECTED
