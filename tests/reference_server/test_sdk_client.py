@@ -7,12 +7,19 @@ SDK validates each result against the revision it negotiated, so a 2026-07-28 re
 """
 from __future__ import annotations
 
+import base64
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import pytest
 from conftest import TOOLS_DIR
-from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+
+if TYPE_CHECKING:
+    from mcp import StdioServerParameters
+
+# The SDK is imported by the tests that use it, not at collection: importing it costs about a second of CPU,
+# which every pytest-xdist worker would otherwise pay whether or not it runs one of these tests.
 
 MODES = {"legacy": "2025-11-25", "auto": "2026-07-28", "2026-07-28": "2026-07-28"}
 """Each connect mode and the revision it must end up speaking with this dual-era server."""
@@ -24,6 +31,8 @@ def anyio_backend() -> str:
 
 
 def _params(workspace, *extra: str) -> StdioServerParameters:
+    from mcp import StdioServerParameters
+
     return StdioServerParameters(command=sys.executable,
                                  args=["-m", "reference_server", "--workspace", str(workspace), "--test-tools", *extra],
                                  env={"PYTHONPATH": str(TOOLS_DIR)}, cwd=str(workspace))
@@ -33,6 +42,8 @@ def _params(workspace, *extra: str) -> StdioServerParameters:
 @pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_sdk_client_lists_and_calls_tools(workspace, http_server, transport, mode):
+    from mcp import Client
+
     target = _params(workspace) if transport == "stdio" else http_server("--test-tools").url
     async with Client(target, mode=mode) as client:
         assert client.protocol_version == MODES[mode]
@@ -51,6 +62,8 @@ async def test_sdk_client_lists_and_calls_tools(workspace, http_server, transpor
 
 @pytest.mark.anyio
 async def test_sdk_client_session(workspace):
+    from mcp import ClientSession, stdio_client
+
     async with stdio_client(_params(workspace)) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
@@ -64,6 +77,8 @@ async def test_sdk_client_session(workspace):
 @pytest.mark.anyio
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_sdk_auto_mode_falls_back_quickly_from_a_legacy_only_server(workspace, http_server, transport):
+    from mcp import Client
+
     target = _params(workspace, "--legacy-only") if transport == "stdio" else http_server("--legacy-only").url
     started = time.monotonic()
     async with Client(target, mode="auto") as client:
@@ -77,7 +92,7 @@ async def test_sdk_auto_mode_falls_back_quickly_from_a_legacy_only_server(worksp
 @pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_sdk_client_reads_resources_and_gets_prompts(workspace, http_server, transport, mode):
-    import base64
+    from mcp import Client
 
     (workspace / "pixel.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
     target = _params(workspace) if transport == "stdio" else http_server("--test-tools").url
