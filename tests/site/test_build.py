@@ -75,6 +75,22 @@ def test_every_rule_has_a_page_headed_by_its_id_with_its_facts(built_site: Path,
         assert 'id="change-history"' in html
 
 
+def test_a_rule_page_lists_the_commits_that_touched_its_file_newest_first(built_site: Path, corpus: Corpus, project_root: Path) -> None:
+    """The commit list is put in after Markdown and search: it must still be there, complete, escaped and linked."""
+    rule = next(r for r in corpus.rules if r.id == "TRN-020")
+    log = subprocess.run(["git", "log", "--format=%h", "--no-renames", "--", rule.path], cwd=project_root,
+                         capture_output=True, text=True, check=True, timeout=30).stdout.split()
+    if not log:
+        pytest.skip("not a git checkout: no history to show")
+    html = page_html(built_site, rule_src(rule))
+    listing = re.search(r'<ul class="hb-commits">(.*?)</ul>', html, re.S)
+    assert listing, "no commit list on the page"
+    assert re.findall(r"<li>\d{4}-\d\d-\d\d · <code>([0-9a-f]+)</code> · ", listing.group(1)) == log
+    assert 'class="hb-rule-ref" href="../../security/' in listing.group(1), "another rule's id in a subject is a link"
+    assert ">TRN-020<" not in listing.group(1), "the page's own id is not linked to itself"
+    assert "hb-late" not in html
+
+
 def test_each_gate_page_lists_exactly_its_rules_in_order(built_site: Path, corpus: Corpus) -> None:
     for gate in corpus.gates:
         html = page_html(built_site, gate_src(gate.key))
