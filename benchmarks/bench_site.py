@@ -1,6 +1,6 @@
 """How much CPU the handbook's strict site build takes, against a plain mkdocs build of the same pages.
 
-    python benchmarks/bench_site.py [--runs N] [--rules N] [--root DIR] [--cli N]
+    python benchmarks/bench_site.py [--runs N] [--rules N] [--root DIR] [--cli N] [--instructions]
 
 The bar (issue 18): the strict build takes at most 1.5x the CPU time of a
 plain mkdocs build of the same pages with highlighted code.
@@ -28,6 +28,12 @@ process time plus that of the children the build waited for (its git
 calls), never wall time. Hardware instruction counts would be steadier, but
 `perf stat -e instructions` is "not supported" on this virtual machine.
 
+``--instructions`` settles what noise leaves open: it counts the instructions of
+one build of each kind under valgrind's cachegrind, which reads the same on a
+busy machine as on an idle one, at about 20 times the time. Each kind runs in
+two processes of its own, one with a warm-up build and one with the warm-up and
+the counted build; the difference is the build.
+
 ``--rules N`` measures a doctrine of another size: a copy of the handbook whose
 rules are repeated under new ids up to N, or, below today's count, whose last
 rules (those no other page links to or lists as related) are left out. The copy
@@ -51,6 +57,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -257,17 +264,87 @@ def report(kinds: Sequence[Kind], results: Sequence[Sequence[tuple[float, float]
     return lines
 
 
+def make_kinds(work: Path, root: Path, coded_root: Path) -> list[Kind]:
+    """The floor first, then the handbook build with warm caches (one folder kept from build to build) and with
+    cold caches (a new empty folder for each build)."""
+    (work / "warm-cache").mkdir(exist_ok=True)
+    cold_count = iter(range(10**6))
+    return [
+        Kind("floor: plain mkdocs, same pages, code highlighted", plain_build, coded_root),
+        Kind("handbook build, warm caches", handbook_build, root, lambda: work / "warm-cache"),
+        Kind("handbook build, cold caches", handbook_build, root, lambda: work / f"cold-cache-{os.getpid()}-{next(cold_count)}"),
+    ]
+
+
+VALGRIND = ("valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null")
+"""Counts the instructions a process runs, the same on a busy machine as on an idle one (about 20x slower)."""
+REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
+
+
+def one_kind(work: Path, root: Path, coded_root: Path, kind: int, builds: int) -> None:
+    """What each process of ``--instructions`` runs: a discarded warm-up build of one kind, then ``builds`` more."""
+    chosen = make_kinds(work, root, coded_root)[kind]
+    for _ in range(1 + builds):
+        timed(chosen)
+
+
+def instructions(work: Path, root: Path, coded_root: Path, count: int) -> list[int]:
+    """Instructions of one build of each kind: a process that runs the warm-up and one build, less one that runs
+    the warm-up alone (the imports, the setup and the first build's one-time costs cancel). Two processes run
+    at once per core; each kind's pair gives one figure. Child processes (the build's git calls) are not counted."""
+    python = os.path.realpath(sys.executable)  # the interpreter itself, not a launcher script valgrind would trace
+    timed(make_kinds(work, root, coded_root)[1])  # fill the warm caches first: both warm processes then find them full
+
+    def refs(kind: int, builds: int) -> int:
+        argv = [*VALGRIND, python, str(Path(__file__).resolve()), "--one-kind", str(kind), "--builds", str(builds),
+                "--work", str(work), "--root", str(root), "--coded-root", str(coded_root)]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=3600, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+        found = REFS.search(done.stderr)
+        if done.returncode != 0 or found is None:
+            raise SystemExit(f"bench_site: the counted build of kind {kind} failed (exit {done.returncode}):\n"
+                             f"{done.stderr[-2000:]}")
+        return int(found.group(1).replace(",", ""))
+
+    jobs = [(kind, builds) for kind in range(count) for builds in (0, 1)]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        counted = dict(zip(jobs, pool.map(lambda job: refs(*job), jobs)))
+    return [counted[(kind, 1)] - counted[(kind, 0)] for kind in range(count)]
+
+
+def report_instructions(kinds: Sequence[Kind], counts: Sequence[int]) -> list[str]:
+    width = max(len(k.label) for k in kinds)
+    lines = ["instructions per build (cachegrind; the build's own process, not its git calls):"]
+    lines += [f"  {kind.label:<{width}}  {n / 1e9:7.2f} billion" for kind, n in zip(kinds, counts)]
+    lines.append(f"handbook instructions / floor instructions (bar: at most {BAR}x):")
+    for kind, n in list(zip(kinds, counts))[1:]:
+        ratio = n / counts[0]
+        lines.append(f"  {kind.label:<{width}}  {ratio:.2f}x   {'meets the bar' if ratio <= BAR else 'over the bar'}")
+    return lines
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=10, help="measured rounds, one build of each kind per round (default 10)")
     ap.add_argument("--rules", type=int, default=0, help="measure a copy with this many rules (repeated or trimmed)")
     ap.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure (default: this one)")
     ap.add_argument("--cli", type=int, default=0, help="also time this many cold `mcp-handbook build` processes")
+    ap.add_argument("--instructions", action="store_true",
+                    help="count each kind's instructions under valgrind instead of timing rounds "
+                         "(slow, but the same under load)")
+    ap.add_argument("--one-kind", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--builds", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--work", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--coded-root", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.runs < 1 or args.rules < 0 or args.cli < 0:
         ap.error("--runs must be at least 1; --rules and --cli at least 0")
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     logging.getLogger("mkdocs").setLevel(logging.ERROR)  # the floor warns about the unrendered macro pages
+    if args.one_kind is not None:
+        one_kind(args.work, args.root, args.coded_root, args.one_kind, args.builds)
+        return 0
+    if args.instructions and shutil.which(VALGRIND[0]) is None:
+        ap.error("--instructions needs valgrind (apt-get install valgrind)")
 
     from mcp_handbook import load_corpus
 
@@ -280,18 +357,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("bench_site: the content does not lint; nothing measured", file=sys.stderr)
             return 1
         coded_root = fences_as_code(root, work / "coded", corpus)
-        (work / "warm-cache").mkdir()
-        cold_count = iter(range(10**6))
-        kinds = [
-            Kind("floor: plain mkdocs, same pages, code highlighted", plain_build, coded_root),
-            Kind("handbook build, warm caches", handbook_build, root, lambda: work / "warm-cache"),
-            Kind("handbook build, cold caches", handbook_build, root, lambda: work / f"cold-cache-{next(cold_count)}"),
-        ]
-        results = rounds(kinds, args.runs)
+        kinds = make_kinds(work, root, coded_root)
+        if args.instructions:
+            counts = instructions(work, root, coded_root, len(kinds))
+        else:
+            results = rounds(kinds, args.runs)
         cli = [cold_cli_build(root) for _ in range(args.cli)]
-    print(f"pages: {len(corpus.rules)} rules in {len(corpus.gates)} gates, doctrine {corpus.version}; "
-          f"{args.runs} rounds after a warm-up; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print("\n".join(report(kinds, results, floor=0)))
+    if args.instructions:
+        print(f"pages: {len(corpus.rules)} rules in {len(corpus.gates)} gates, doctrine {corpus.version}; "
+              "one counted build of each kind, after a warm-up, in processes of its own")
+        print("\n".join(report_instructions(kinds, counts)))
+    else:
+        print(f"pages: {len(corpus.rules)} rules in {len(corpus.gates)} gates, doctrine {corpus.version}; "
+              f"{args.runs} rounds after a warm-up; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        print("\n".join(report(kinds, results, floor=0)))
     if cli:
         print(f"cold `mcp-handbook build` in a new process ({len(cli)}x): cpu median {statistics.median(c for _, c in cli):.2f} s, "
               f"wall median {statistics.median(w for w, _ in cli):.2f} s")

@@ -83,3 +83,13 @@ def test_leaving_rules_out_drops_the_links_and_related_entries_that_named_them(t
     assert len(gone) == len(load_corpus(ROOT).rules) - 40
     declared = (copy / "content" / "handbook.yml").read_text(encoding="utf-8")
     assert not any(rule_id in declared for rule_id in gone), "a rule handbook.yml names is never left out"
+
+
+def test_instruction_counts_are_read_from_cachegrind_and_reported_against_the_floor() -> None:
+    stderr = "==12405== \n==12405== I   refs:      2,175,491,851\n"
+    assert int(bench.REFS.search(stderr).group(1).replace(",", "")) == 2_175_491_851
+    kinds = [bench.Kind(name, _noop, Path(".")) for name in ("floor", "warm", "cold")]
+    lines = bench.report_instructions(kinds, [4_000_000_000, 5_000_000_000, 6_400_000_000])
+    assert lines[1].split()[-2:] == ["4.00", "billion"]
+    assert lines[-2].split()[-4:] == ["1.25x", "meets", "the", "bar"]
+    assert lines[-1].split()[-4:] == ["1.60x", "over", "the", "bar"]

@@ -32,6 +32,8 @@ from ..parse_cache import cache_dir
 
 FOLDER = "highlight"
 PACK_GLOB = "pack-*.json"
+LEGACY_GLOB = "*.html"
+"""One file per block, as earlier versions of this cache kept them: removed at the first merge."""
 KEEP = 4096
 """Blocks kept: the handbook has a few hundred; copies with other code (tests, benchmarks) add their own."""
 MOST_PACKS = 8
@@ -134,7 +136,7 @@ class HighlightCache:
                     break
                 kept.setdefault(k, known[k])
             if self._write(kept):
-                for old in self._packs:
+                for old in [*self._packs, *self.folder.glob(LEGACY_GLOB)]:
                     try:
                         old.unlink(missing_ok=True)
                     except OSError:
