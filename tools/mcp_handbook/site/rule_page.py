@@ -218,19 +218,11 @@ def _commit_list(data: SiteData, rule: Rule, changes: tuple[Change, ...]) -> str
     """The commits as finished HTML: a page-long list of one-line subjects that Markdown and the search index
     would only slow down (a search for a word found in every rule's history helps no reader). A subject's
     `code` reads as code, and another rule's id in it links to that rule, as in the prose."""
-    src = rule_src(rule)
     items = "".join(
         f"<li>{escape(c.date)} · <code>{escape(c.commit)}</code> · {CODE_SPAN.sub(_as_code, escape(c.subject))}</li>"
         for c in changes
     )
-    mentioned = set(RULE_ID.findall(items)) - {rule.id}
-    targets = {
-        r.id: (href(rule_src(r), from_src=src, directory_urls=data.directory_urls), r.title)
-        for r in data.corpus.rules
-        if r.id in mentioned
-    }
-    listing = f'<ul class="hb-commits">{items}</ul>'
-    return link_rule_ids(listing, targets) if targets else listing
+    return link_mentions(f'<ul class="hb-commits">{items}</ul>', data, src=rule_src(rule))
 
 
 def history_section(data: SiteData, rule: Rule) -> str:
