@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from mcp_handbook import load_corpus
+import pytest
+
+from mcp_handbook import load_corpus, verify as verify_module
+from mcp_handbook.model import Location, Snippet
 from mcp_handbook.probes import PROBES
 from mcp_handbook.verify import verify
 
@@ -109,3 +116,30 @@ def test_controls_of_different_probes_run_at_once_and_each_runs_once(monkeypatch
     assert got["a"] == "hb-test-parallel-a" and got["b"] == "hb-test-parallel-b", got
     assert [got[f"shared{i}"] for i in range(4)] == ["hb-test-shared"] * 4
     assert sorted(runs) == ["hb-test-parallel-a", "hb-test-parallel-b", "hb-test-shared"]
+
+
+def test_proofs_on_a_thread_pool_never_parse_python_at_the_same_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CPython 3.11 fails two parses that overlap in time, now and then (python/cpython#106905): the verifier's
+    parse of a tool block takes a lock. The stand-in parse holds the GIL-free window open, so without the lock
+    eight threads overlap every time."""
+    inside, most, guard = [0], [0], threading.Lock()
+    real_parse = ast.parse
+
+    def slow_parse(source: str, *args: object, **kwargs: object) -> ast.Module:
+        with guard:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.01)
+        try:
+            return real_parse(source, *args, **kwargs)
+        finally:
+            with guard:
+                inside[0] -= 1
+
+    monkeypatch.setattr(verify_module.ast, "parse", slow_parse)
+    block = Snippet(rule_id="TOOL-000", kind="correct", index=1, language="python", code='TOOL = {"name": "echo"}\n',
+                    location=Location("content/rules/x.md", 1), code_line=2, seam="tool")
+    with ThreadPoolExecutor(8) as pool:
+        names = list(pool.map(lambda _: verify_module.tool_name(block), range(32)))
+    assert names == ["echo"] * 32
+    assert most[0] == 1, f"{most[0]} parses ran at once"

@@ -177,10 +177,18 @@ class _Run:
     """The seams whose mounted snippet function ran at least once (the server's ``HB_SEAM_CALLED`` file)."""
 
 
+PARSE_LOCK = threading.Lock()
+"""Proofs run on a thread pool, so their parses take turns. CPython 3.11 builds a parsed tree's Python objects
+with one recursion counter per interpreter; a garbage collection that runs a finalizer mid-parse can switch to
+another thread's parse, and one of them fails with "SystemError: AST constructor recursion depth mismatch"
+(python/cpython#106905). It happened here once, in a full run with one core kept busy."""
+
+
 def tool_name(snippet: Snippet) -> str | None:
     """The name in a tool block's ``TOOL = {"name": ...}``, when it is written as a literal."""
     try:
-        tree = ast.parse(snippet.code)
+        with PARSE_LOCK:
+            tree = ast.parse(snippet.code)
     except SyntaxError:
         return None
     for node in tree.body:
