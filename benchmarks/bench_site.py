@@ -290,8 +290,8 @@ def one_kind(work: Path, root: Path, coded_root: Path, kind: int, builds: int) -
 
 def instructions(work: Path, root: Path, coded_root: Path, count: int) -> list[int]:
     """Instructions of one build of each kind: a process that runs the warm-up and one build, less one that runs
-    the warm-up alone (the imports, the setup and the first build's one-time costs cancel). Two processes run
-    at once per core; each kind's pair gives one figure. Child processes (the build's git calls) are not counted."""
+    the warm-up alone (the imports, the setup and the first build's one-time costs cancel). One process runs at
+    once per core; each kind's pair gives one figure. Child processes (the build's git calls) are not counted."""
     python = os.path.realpath(sys.executable)  # the interpreter itself, not a launcher script valgrind would trace
     timed(make_kinds(work, root, coded_root)[1])  # fill the warm caches first: both warm processes then find them full
 
@@ -363,14 +363,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             results = rounds(kinds, args.runs)
         cli = [cold_cli_build(root) for _ in range(args.cli)]
-    if args.instructions:
-        print(f"pages: {len(corpus.rules)} rules in {len(corpus.gates)} gates, doctrine {corpus.version}; "
-              "one counted build of each kind, after a warm-up, in processes of its own")
-        print("\n".join(report_instructions(kinds, counts)))
-    else:
-        print(f"pages: {len(corpus.rules)} rules in {len(corpus.gates)} gates, doctrine {corpus.version}; "
-              f"{args.runs} rounds after a warm-up; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-        print("\n".join(report(kinds, results, floor=0)))
+    how = ("one counted build of each kind, after a warm-up, in processes of its own" if args.instructions else
+           f"{args.runs} rounds after a warm-up; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"pages: {len(corpus.rules)} rules in {len(corpus.gates)} gates, doctrine {corpus.version}; {how}")
+    print("\n".join(report_instructions(kinds, counts) if args.instructions else report(kinds, results, floor=0)))
     if cli:
         print(f"cold `mcp-handbook build` in a new process ({len(cli)}x): cpu median {statistics.median(c for _, c in cli):.2f} s, "
               f"wall median {statistics.median(w for w, _ in cli):.2f} s")

@@ -133,6 +133,8 @@ class SnippetItem(pytest.Item):
         self.rule = rule
         self.snippet = snippet
         self.future: Future[Verdict] | None = None
+        self.current = False
+        """Whether ``snippets/evidence.json`` records a passing proof for exactly this block (then marked ``slow``)."""
 
     def start(self, pool: ThreadPoolExecutor, seconds: dict[str, float]) -> None:
         def timed() -> Verdict:
@@ -232,7 +234,7 @@ DESELECTED_KEY = pytest.StashKey[list[bool]]()
 
 def pytest_deselected(items: list[pytest.Item]) -> None:
     for item in items:
-        item.config.stash.setdefault(DESELECTED_KEY, []).append(getattr(item, "current", False))
+        item.config.stash.setdefault(DESELECTED_KEY, []).append(isinstance(item, SnippetItem) and item.current)
 
 
 def _only_current_proofs_left_out(config: pytest.Config) -> bool:
