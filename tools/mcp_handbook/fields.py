@@ -163,6 +163,62 @@ def _changelog(value: Any, _fields: Mapping[str, Any]) -> str | None:
     return None
 
 
+KEYWORDS = {
+    "spec-must": ("MUST", "MUST NOT", "REQUIRED", "SHALL", "SHALL NOT"),
+    "spec-should": ("SHOULD", "SHOULD NOT", "RECOMMENDED", "NOT RECOMMENDED"),
+}
+"""The requirement keywords (BCP 14, in capitals, as the specification writes them) a quote must carry for a
+``spec-*`` basis: a ``spec-must`` rule rests on a MUST, never on a SHOULD."""
+_KEYWORD = re.compile(r"\b(MUST NOT|MUST|REQUIRED|SHALL NOT|SHALL|SHOULD NOT|SHOULD|NOT RECOMMENDED|RECOMMENDED)\b")
+
+
+def keywords_in(text: str) -> tuple[str, ...]:
+    """The requirement keywords a sentence carries, in capitals, in order."""
+    return tuple(_KEYWORD.findall(text))
+
+
+def _quotes(value: Any, fields: Mapping[str, Any]) -> str | None:
+    if not isinstance(value, list) or not value:
+        return "must be a list of {text: SENTENCE, from: 'REVISION page#section'} (from: defaults to spec:)"
+    for item in value:
+        if not isinstance(item, dict) or not isinstance(item.get("text"), str) or not item["text"].strip():
+            return f"each quote needs text: the sentence, exactly as the specification writes it; got {item!r}"
+        unknown = sorted(set(item) - {"text", "from"})
+        if unknown:
+            return f"a quote has unknown key(s) {', '.join(unknown)} (known: from, text)"
+        if "from" in item and _spec(item["from"], fields):
+            return f"a quote's from: must name a revision and a section, e.g. '2025-11-25 basic/transports#stdio', not {item['from']!r}"
+    return None
+
+
+def _attack(value: Any, _fields: Mapping[str, Any]) -> str | None:
+    if not isinstance(value, str) or len(value.split()) < 6:
+        return "must be the attack in one sentence: who does what, and what they get"
+    return None
+
+
+CLAUSE_KEYS = {"says", "seen_by", "unchecked"}
+
+
+def _clauses(value: Any, _fields: Mapping[str, Any]) -> str | None:
+    if not isinstance(value, list) or not value:
+        return "must be a list of {says: CLAUSE, seen_by: [REASON, ...]} or {says: CLAUSE, unchecked: WHY}"
+    for item in value:
+        if not isinstance(item, dict) or not isinstance(item.get("says"), str) or not item["says"].strip():
+            return f"each clause needs says: the clause in words; got {item!r}"
+        unknown = sorted(set(item) - CLAUSE_KEYS)
+        if unknown:
+            return f"clause {item['says']!r} has unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(CLAUSE_KEYS))})"
+        seen, unchecked = item.get("seen_by"), item.get("unchecked")
+        if (seen is None) == (unchecked is None):
+            return f"clause {item['says']!r} needs exactly one of seen_by: [probe reasons] or unchecked: why no probe can see it"
+        if seen is not None and (not isinstance(seen, list) or not seen or not all(isinstance(r, str) and r for r in seen)):
+            return f"clause {item['says']!r}: seen_by must be a non-empty list of the probe's reason codes"
+        if unchecked is not None and (not isinstance(unchecked, str) or len(unchecked.split()) < 4):
+            return f"clause {item['says']!r}: unchecked must say, in a sentence, why no probe observes it from outside"
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Field:
     """One front-matter key."""
@@ -189,6 +245,9 @@ FIELDS: tuple[Field, ...] = (
     Field("spec", _spec, False, "specification revision and section, for protocol rules"),
     Field("since", _version, True, "doctrine version that introduced the rule"),
     Field("summary", _text, False, "one-sentence claim for tables and the worksheet"),
+    Field("quote", _quotes, False, "spec-must / spec-should: the exact sentence(s) of the cited revision the rule rests on, with the keyword of its basis"),
+    Field("attack", _attack, False, "basis security: the attack the rule stops, in one sentence"),
+    Field("clauses", _clauses, False, "automated rules: the claim as clauses, each seen_by probe reasons or unchecked with why"),
     Field("related", _id_list, False, "ids of related rules"),
     Field("changelog", _changelog, False, "list of {version, change}"),
 )
@@ -219,6 +278,20 @@ def basis_problems(data: Mapping[str, Any]) -> list[tuple[str, str, str]]:
         problems.append(("basis", f"basis {basis} needs the `spec:` the keyword stands in", "add `spec: REVISION page#section`, e.g. spec: 2025-11-25 basic/transports#stdio"))
     if basis == "security" and not data.get("threats"):
         problems.append(("basis", "basis security needs `threats:` naming the weakness", "add e.g. `threats: [CWE-22, MCP05]` (CWE ids, OWASP MCP Top 10 ids)"))
+    if basis == "security" and not data.get("attack"):
+        problems.append(("basis", "basis security needs `attack:`, the attack it stops in one sentence",
+                         "add e.g. `attack: A model-chosen path such as ../../.ssh/id_ed25519 reads the user's private key.`"))
+    if basis in KEYWORDS:
+        quotes = data.get("quote")
+        if not quotes:
+            problems.append(("basis", f"basis {basis} needs `quote:`, the sentence(s) of the cited revision it rests on",
+                             f"add `quote: [{{text: \"Servers {KEYWORDS[basis][0]} ...\"}}]`, copied exactly from the `spec:` section"))
+        elif isinstance(quotes, list):
+            for item in quotes:
+                text = item.get("text") if isinstance(item, dict) else None
+                if isinstance(text, str) and not set(keywords_in(text)) & set(KEYWORDS[basis]):
+                    problems.append(("quote", f"quote {text[:60]!r} carries no {' / '.join(KEYWORDS[basis])}, which basis {basis} rests on",
+                                     "quote the sentence with the keyword, or change the basis to what the text says"))
     return problems
 
 

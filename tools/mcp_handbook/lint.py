@@ -26,6 +26,12 @@ class Vocabulary:
     """Every probe, with the reasons it may FAIL with (its own vocabulary)."""
     seams: frozenset[str]
     """Every seam a block may be mounted at."""
+    promises: frozenset[str] = frozenset()
+    """Every check a block may name in ``promise=``."""
+    preludes: frozenset[str] = frozenset()
+    """Every prelude a block may name in ``needs=``."""
+    languages: frozenset[str] = frozenset()
+    """Every fence language the tests can run or check with a real tool; a block in another one needs ``norun=``."""
 
 REQUIRED_SECTIONS = ("Why it matters", "How it is verified", "References")
 DEVIATE_SECTION = "When to deviate"
@@ -190,8 +196,75 @@ def threat_categories(corpus: Corpus, _known: Vocabulary | None = None) -> Itera
                 )
 
 
+def clauses_and_reasons(corpus: Corpus, known: Vocabulary | None = None) -> Iterable[Diagnostic]:
+    """HB050..HB054: an automated rule's claim is a list of clauses; each is seen by reasons of its probe and broken
+    alone by a WRONG block, or says why no probe can see it; every reason the probe has belongs to a clause."""
+    for rule in corpus.rules:
+        where = (rule.path, rule.line_of("clauses"))
+        seen = [c for c in rule.clauses if c.get("seen_by")]
+        if rule.check != "automated":
+            if seen:
+                yield _diag(*where, "HB050", "a manual rule has no probe, so no clause can be seen_by a reason",
+                            "write those clauses as {says: ..., unchecked: why}, or drop `clauses:`")
+            continue
+        if not rule.clauses:
+            yield _diag(rule.path, rule.line_of("check"), "HB050", "an automated rule needs `clauses:`: its claim, clause by clause",
+                        "add `clauses:` with {says: CLAUSE, seen_by: [REASON]} for what the probe sees and {says: CLAUSE, unchecked: WHY} for the rest")
+            continue
+        reasons = known.probes.get(rule.probe) if known is not None else None
+        if reasons is not None:
+            for clause in seen:
+                for reason in clause["seen_by"]:
+                    if reason not in reasons:
+                        yield _diag(*where, "HB051", f"clause {clause['says']!r}: probe {rule.probe!r} has no reason {reason!r}",
+                                    f"its reasons: {', '.join(sorted(reasons))}")
+            unclaimed = sorted(set(reasons) - {r for c in seen for r in c["seen_by"]})
+            if unclaimed:
+                yield _diag(*where, "HB052", f"probe {rule.probe!r} can fail with {', '.join(unclaimed)}, which no clause is seen_by",
+                            "add each reason to the clause it observes, so the page says everything the proof checks")
+        wrongs = [s for s in rule.snippets_of("wrong") if s.language == "python" and s.seam]
+        for clause in seen:
+            if not any(s.expect and set(s.expect) <= set(clause["seen_by"]) for s in wrongs):
+                yield _diag(*where, "HB053", f"no WRONG block breaks clause {clause['says']!r} alone",
+                            f"add a WRONG block with expect={clause['seen_by'][0]} that breaks this clause and keeps the others")
+        for s in wrongs:
+            if not s.expect:
+                yield _diag(s.location.path, s.location.line, "HB054", f"{s.name} names no expect= reason, so no clause says what it breaks",
+                            "add expect=REASON, the probe reason of the clause this block breaks")
+            elif not any(set(s.expect) <= set(c["seen_by"]) for c in seen):
+                yield _diag(s.location.path, s.location.line, "HB054", f"{s.name} expects {', '.join(s.expect)}, which no single clause is seen_by",
+                            "a WRONG block breaks one clause: expect only reasons of that clause")
+
+
+def blocks_run(corpus: Corpus, known: Vocabulary | None = None) -> Iterable[Diagnostic]:
+    """HB037/HB038: every block is run or checked by a real tool, or says why it cannot be (``norun=``); the checks and
+    preludes it names exist."""
+    for rule in corpus.rules:
+        for block in rule.blocks:
+            where = (block.location.path, block.location.line)
+            proved = rule.check == "automated" and block.language == "python" and bool(block.seam) and block.kind != "example"
+            if proved and (block.promise or block.norun):
+                yield _diag(*where, "HB037", f"{block.name} is proved by probe {rule.probe!r}: promise= and norun= do not apply",
+                            "remove promise= / norun=; the probe is its check")
+                continue
+            if known is not None:
+                if block.promise and block.promise not in known.promises:
+                    yield _diag(*where, "HB037", f"{block.name}: no promise check {block.promise!r}",
+                                f"known: {', '.join(sorted(known.promises)) or 'none'} (tools/mcp_handbook/promises/)")
+                for name in block.needs:
+                    if name not in known.preludes:
+                        yield _diag(*where, "HB037", f"{block.name}: no prelude {name!r}", f"known: {', '.join(sorted(known.preludes)) or 'none'}")
+                if not proved and not block.norun and block.language not in known.languages:
+                    yield _diag(*where, "HB038", f"{block.name} is a {block.language or 'plain'} block that nothing runs or checks",
+                                f"use a language the tests check ({', '.join(sorted(known.languages))}), or say why it cannot run: norun=\"...\"")
+            if block.norun and len(block.norun.split()) < 3:
+                yield _diag(*where, "HB038", f"{block.name}: norun= must say why the block cannot run, in a few words",
+                            'e.g. norun="a sketch of a deployment file: its values are placeholders"')
+
+
 CHECKS: tuple[Callable[[Corpus, Vocabulary | None], Iterable[Diagnostic]], ...] = (
     duplicate_ids, retired_ids, retired_registry, known_gates, snippets_and_probes, body_sections, related_ids, threat_categories,
+    clauses_and_reasons, blocks_run,
 )
 
 

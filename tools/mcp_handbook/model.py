@@ -12,7 +12,8 @@ from typing import Literal
 
 from .fields import PROFILES, condition_keys, in_profile
 
-SnippetKind = Literal["wrong", "correct"]
+SnippetKind = Literal["wrong", "correct", "example"]
+"""A WRONG or CORRECT block, or any other fenced block of a rule (an *example*: run too, never proved)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +40,7 @@ class Diagnostic:
     location: Location
     """Where the problem is."""
     code: str
-    """A stable code such as ``HB101``; documented in CONTRIBUTING.md."""
+    """A stable code such as ``HB012``; documented in CONTRIBUTING.md."""
     message: str
     """What is wrong, in one sentence."""
     hint: str = ""
@@ -77,6 +78,14 @@ class Snippet:
     a WRONG tool that evaluates its input fails on a payload; any other exception from its code makes it broken."""
     expect: tuple[str, ...] = ()
     """For a WRONG block: the probe's reason(s) it must fail with (``expect=a,b``); empty means any of the probe's own."""
+    promise: str = ""
+    """The check this block is run against when no probe proves it (``promise=NAME``, a check in
+    :mod:`mcp_handbook.promises`): a CORRECT block must keep it, a WRONG block must break it."""
+    needs: tuple[str, ...] = ()
+    """Preludes (``needs=a,b``, from :data:`mcp_handbook.promises.PRELUDES`) run before the block: the names a
+    fragment uses without defining them."""
+    norun: str = ""
+    """Why the block cannot be run (``norun="..."``), shown on its page; every other block is run."""
 
     @property
     def name(self) -> str:
@@ -89,7 +98,7 @@ class Rule:
     """One rule of the doctrine: front matter fields plus its body."""
 
     id: str
-    """Stable id, never reused (``HB-STDIO-001``)."""
+    """Stable id, never reused (``SEC-001``)."""
     title: str
     """The claim, short."""
     scope: str
@@ -97,7 +106,7 @@ class Rule:
     severity: str
     """``high``, ``medium`` or ``low``."""
     gate: str
-    """The checklist section (a key of ``content/gates.yml``)."""
+    """The checklist section (a gate key of ``content/handbook.yml``)."""
     check: str
     """``automated`` (a probe proves it) or ``manual`` (a reviewer judges)."""
     location: Location
@@ -126,6 +135,14 @@ class Rule:
     """One-sentence claim (the first paragraph of the body when not given)."""
     related: tuple[str, ...] = ()
     """Ids of rules this one points to."""
+    quotes: tuple[dict, ...] = ()
+    """``spec-*`` rules: the sentences of the specification the rule rests on, ``{text, from}``."""
+    attack: str = ""
+    """``security`` rules: the attack the rule stops, in one sentence."""
+    clauses: tuple[dict, ...] = ()
+    """Automated rules: the claim as clauses, each ``{says, seen_by: [reasons]}`` or ``{says, unchecked: why}``."""
+    examples: tuple[Snippet, ...] = ()
+    """Fenced blocks that are neither WRONG nor CORRECT (kind ``example``): run by the tests, never proved."""
     changelog: tuple[dict, ...] = ()
     """The rule's own history: ``{version, change}`` entries."""
     snippets: tuple[Snippet, ...] = ()
@@ -156,6 +173,15 @@ class Rule:
     def snippets_of(self, kind: SnippetKind) -> tuple[Snippet, ...]:
         return tuple(s for s in self.snippets if s.kind == kind)
 
+    @property
+    def blocks(self) -> tuple[Snippet, ...]:
+        """Every fenced block of the rule, WRONG, CORRECT and examples, in file order."""
+        return tuple(sorted((*self.snippets, *self.examples), key=lambda s: s.location.line))
+
+    def clause_of(self, reason: str) -> dict | None:
+        """The clause a probe reason observes, if any."""
+        return next((c for c in self.clauses if reason in (c.get("seen_by") or ())), None)
+
 
 @dataclass(frozen=True, slots=True)
 class Gate:
@@ -174,7 +200,7 @@ class Corpus:
     root: Path
     """The project root that paths are relative to."""
     version: str
-    """The doctrine version (``content/doctrine.yml``)."""
+    """The doctrine version (``content/handbook.yml``)."""
     rules: tuple[Rule, ...]
     """Rules sorted by gate order then id."""
     gates: tuple[Gate, ...]

@@ -24,7 +24,9 @@ from .model import Corpus, Diagnostic, Gate, Location, Rule, Snippet
 RULES_DIR = "rules"
 HANDBOOK_FILE = "handbook.yml"
 SNIPPET_KINDS = {"wrong": "wrong", "correct": "correct"}
-FENCE_OPTIONS = {"seam", "title", "expect", "raises"}
+FENCE_OPTIONS = {"seam", "title", "expect", "raises", "promise", "needs", "norun"}
+EXAMPLE_OPTIONS = {"title", "promise", "needs", "norun"}
+"""What a block that is neither WRONG nor CORRECT may say in its fence."""
 YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the same results, many times faster
 
 
@@ -121,7 +123,7 @@ def _parse_fence_info(info: str) -> tuple[str, str | None, dict[str, str], str |
     except ValueError as exc:
         return "", None, {}, f"fence info string cannot be split: {exc}"
     if not words:
-        return "", None, {}, None
+        return "", "example", {}, None
     language, kind, options = words[0].lower(), None, {}
     for word in words[1:]:
         if word.lower() in SNIPPET_KINDS and kind is None:
@@ -130,10 +132,23 @@ def _parse_fence_info(info: str) -> tuple[str, str | None, dict[str, str], str |
             key, _, value = word.partition("=")
             options[key] = value
         elif kind is None:
-            return language, None, {}, None  # some other fence annotation: not a snippet
-    unknown = sorted(set(options) - FENCE_OPTIONS) if kind else []
-    error = f"unknown fence option(s) {', '.join(unknown)}; known: {', '.join(sorted(FENCE_OPTIONS))}" if unknown else None
-    return language, kind, options, error
+            return language, "example", {}, None  # some other fence annotation: an example, run with defaults
+    known = FENCE_OPTIONS if kind else EXAMPLE_OPTIONS
+    unknown = sorted(set(options) - known)
+    error = f"unknown fence option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}" if unknown else None
+    return language, kind or "example", options, error
+
+
+def _names(value: str) -> tuple[str, ...]:
+    """A fence option's comma-separated list (``expect=a,b``)."""
+    return tuple(r.strip() for r in value.split(",") if r.strip())
+
+
+def _block(rule_id: str, kind: str, index: int, language: str, tok: Any, line: int, rel: str, options: dict[str, str],
+           seam: str | None) -> Snippet:
+    return Snippet(rule_id=rule_id, kind=kind, index=index, language=language, code=tok.content,  # type: ignore[arg-type]
+                   location=Location(rel, line, tok.map[1]), code_line=line + 1, seam=seam, title=options.get("title", ""),
+                   promise=options.get("promise", ""), needs=_names(options.get("needs", "")), norun=options.get("norun", ""))
 
 
 def _heading_text(tokens: list, index: int) -> str:
@@ -190,6 +205,7 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
     snippets: list[Snippet] = []
     sections: list[str] = []
     counts = {"wrong": 0, "correct": 0}
+    examples: list[Snippet] = []
     rule_id = str(data.get("id", "?"))
     spec_cited_at = 0
     content = _content_dir(path)
@@ -206,7 +222,8 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
         line = tok.map[0] + 1
         if error:
             sink.add(line, "HB035", error, 'write e.g. ```python wrong seam=resolve_path title="prefix check"')
-        if kind is None:
+        if kind == "example":
+            examples.append(_block(rule_id, "example", len(examples) + 1, language, tok, line, rel, options, None))
             continue
         counts[kind] += 1
         snippets.append(
@@ -220,8 +237,11 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
                 code_line=line + 1,
                 seam=(options.get("seam") or data.get("seam") or None) if language == "python" else None,
                 title=options.get("title", ""),
-                expect=tuple(r.strip() for r in options.get("expect", "").split(",") if r.strip()),
-                raises=tuple(r.strip() for r in options.get("raises", "").split(",") if r.strip()),
+                expect=_names(options.get("expect", "")),
+                raises=_names(options.get("raises", "")),
+                promise=options.get("promise", ""),
+                needs=_names(options.get("needs", "")),
+                norun=options.get("norun", ""),
             )
         )
     if spec_cited_at and not data.get("spec"):
@@ -252,6 +272,10 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
         related=tuple(data.get("related") or ()),
         changelog=tuple(c for c in data.get("changelog") or () if isinstance(c, dict)) if isinstance(data.get("changelog"), list) else (),
         snippets=tuple(snippets),
+        examples=tuple(examples),
+        quotes=tuple(q for q in data.get("quote") or () if isinstance(q, dict)) if isinstance(data.get("quote"), list) else (),
+        attack=str(data.get("attack") or ""),
+        clauses=tuple(c for c in data.get("clauses") or () if isinstance(c, dict)) if isinstance(data.get("clauses"), list) else (),
         sections=tuple(sections),
         field_lines=tuple(key_lines.items()),
     )

@@ -28,6 +28,7 @@ import pytest
 
 from . import evidence, load_corpus, proof_times
 from .model import Corpus, Diagnostic, Rule, Snippet
+from .promises.run import BlockVerdict, judge_block, runs_elsewhere
 from .verify import Verdict, verify
 
 CORPUS_KEY = pytest.StashKey[Corpus]()
@@ -74,7 +75,12 @@ class RuleFile(pytest.File):
         if problems:
             yield LintItem.from_parent(self, name="lint", diagnostics=problems)
         rule = next((r for r in corpus.rules if r.path == rel), None)
-        if rule is None or rule.check != "automated":
+        if rule is None:
+            return
+        for block in rule.blocks:
+            if not runs_elsewhere(rule, block):
+                yield BlockItem.from_parent(self, name=f"{rule.id}:{block.kind}{block.index}:run", rule=rule, block=block)
+        if rule.check != "automated":
             return
         for snippet in rule.snippets:
             if snippet.language == "python" and snippet.seam:
@@ -160,6 +166,43 @@ class SnippetItem(pytest.Item):
     def reportinfo(self) -> tuple[Path, int, str]:
         s = self.snippet
         return self.path, s.location.line - 1, f"{self.rule.id} {s.kind.upper()} {s.index} (probe {self.rule.probe}, seam {s.seam})"
+
+
+class BlockFailure(Exception):
+    pass
+
+
+class BlockItem(pytest.Item):
+    """A block no probe proves: run in a process of its own (Python), against its promise when it names one, or
+    checked by its language's tool; a block marked ``norun=`` is skipped with its reason."""
+
+    def __init__(self, *, rule: Rule, block: Snippet, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rule = rule
+        self.block = block
+
+    def runtest(self) -> None:
+        if self.block.norun:
+            pytest.skip(f"not runnable: {self.block.norun}")
+        verdict = judge_block(self.rule, self.block)
+        if not verdict.ok:
+            raise BlockFailure(verdict)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if not isinstance(excinfo.value, BlockFailure):
+            return super().repr_failure(excinfo)
+        verdict: BlockVerdict = excinfo.value.args[0]
+        b = verdict.block
+        promise = f", promise {b.promise}" if b.promise else ""
+        lines = [f"{b.location.path}:{b.location.line}: {self.rule.id} {b.kind.upper()} block {b.index} ({b.language}{promise})",
+                 *(f"  {line}" for line in verdict.message.splitlines()[:40]), "  code:"]
+        lines.extend(f"  {b.code_line + offset:>5} | {text}" for offset, text in enumerate(b.code.rstrip("\n").splitlines()))
+        return "\n".join(lines)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        b = self.block
+        how = f"promise {b.promise}" if b.promise else "run" if b.language == "python" else f"{b.language} check"
+        return self.path, b.location.line - 1, f"{self.rule.id} {b.kind.upper()} {b.index} ({how})"
 
 
 def explain(verdict: Verdict, rule: Rule) -> str:

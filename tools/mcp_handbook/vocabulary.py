@@ -17,8 +17,13 @@ def toolchain_vocabulary() -> Vocabulary:
     from reference_server.seams import SEAMS
 
     from .probes import PROBES
+    from .promises import PRELUDES, PROMISES
+    from .promises.languages import LANGUAGE_CHECKS
 
     return Vocabulary(
         probes={name: frozenset(p.reasons) for name, p in PROBES.items()},
         seams=frozenset(SEAMS) | {TOOL_SEAM},
+        promises=frozenset(PROMISES),
+        preludes=frozenset(PRELUDES),
+        languages=frozenset(LANGUAGE_CHECKS) | {"python"},
     )

@@ -57,7 +57,7 @@ class Listener:
     """A tiny HTTP server on 127.0.0.1 that records what it was asked for. Paths:
     ``/hb-ssrf/TOKEN`` a small page; ``/hb-redirect/TOKEN`` a 302 to :attr:`redirect_to` ``/hb-ssrf/TOKEN``;
     ``/hb-endless`` a body without end (until :data:`SIZE_LIMIT` is passed, then silence); ``/hb-trickle`` one
-    byte every 0.2 s."""
+    byte every 0.2 s; ``/hb-slow-headers`` the status line and a header without end, one byte every 0.2 s."""
 
     def __init__(self) -> None:
         self.seen: list[str] = []
@@ -94,6 +94,12 @@ class Listener:
 
     def answer(self, handler: BaseHTTPRequestHandler) -> None:
         path = handler.path
+        if path == "/hb-slow-headers":  # written by hand: http.server would send the head in one piece
+            head = iter(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Hb-Slow: ")
+            while not self.stopping.wait(0.2):  # ends when the probe does (or at LISTENER_LIFETIME)
+                handler.wfile.write(bytes([next(head, 46)]))  # then "." for ever: the head never ends
+                handler.wfile.flush()
+            return
         if path.startswith("/hb-redirect/"):
             handler.send_response(302)
             handler.send_header("Location", self.redirect_to + "/hb-ssrf/" + path.rsplit("/", 1)[1])
@@ -305,9 +311,12 @@ def _await(session: Any, rid: int, wait: float, listener: Listener) -> dict[str,
     "read_without_limit": f"the tool kept reading one endless response past {SIZE_LIMIT // 2**20} MiB",
     "no_deadline": "a response that trickles in one byte every 0.2 s kept the tool busy past its time limit (or the "
                    "probe's wait)",
+    "headers_without_deadline": "a response whose status line and headers arrive one byte every 0.2 s held the call "
+                                "past its time limit (or the probe's wait)",
 })
 def fetch_bounded(target: Target) -> Finding:
-    """An allowed listener serves an endless body, then a trickle; the tool must answer each within its time limit."""
+    """An allowed listener serves an endless body, a trickling body, then a head that trickles in; the tool must
+    answer each within its time limit."""
     tools = url_tools(target)
     if not tools:
         return not_applicable(NO_URL_TOOL)
@@ -317,7 +326,9 @@ def fetch_bounded(target: Target) -> Finding:
     with listening() as (listener,):
         session, _ = handshake(target, extra_env={ALLOW_ENV: f"127.0.0.1:{listener.port}"})
         rows = []
-        for path in ("/hb-endless", "/hb-trickle"):
+        for path, late, what in (("/hb-endless", "no_deadline", "an endless response"),
+                                 ("/hb-trickle", "no_deadline", "a trickling response"),
+                                 ("/hb-slow-headers", "headers_without_deadline", "a response with trickling headers")):
             url = listener.url(path)
             rid = send_request(session, "tools/call", {"name": name, "arguments": fill_arguments(tool, **{param: url})})
             answer = _await(session, rid, wait, listener)
@@ -329,8 +340,9 @@ def fetch_bounded(target: Target) -> Finding:
                               "and was still reading", listener.scrub(f"{name}(url={url!r}) -> still reading past "
                                                                       f"{SIZE_LIMIT // 2**20} MiB"))
             if answer == "no_answer":
-                return failed("no_deadline", f"{name} was still fetching a trickling response after {wait:g} s",
+                return failed(late, f"{name} was still fetching {what} after {wait:g} s",
                               listener.scrub(f"{name}(url={url!r}) -> no answer within {wait:g} s"), *rows)
             rows.append(listener.scrub(f"{name}(url={url!r}) -> answered: {show(shown_text(answer), target, 120)}"))
-    return passed(f"{name} stopped an endless response and a trickling one within {wait:g} s", *rows,
+    return passed(f"{name} stopped an endless response, a trickling body and trickling headers within {wait:g} s",
+                  *rows,
                   f"time limit the probe set: {compact(own_limit)} s" if own_limit is not None else "no time parameter")
