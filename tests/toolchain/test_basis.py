@@ -49,25 +49,33 @@ def _problems(tmp_path: Path, *, scope: str, basis: str, extra: str = "", deviat
 
 
 SPEC = "spec: 2025-11-25 basic/transports#stdio\n"
+MUST = SPEC + 'quote: [{text: "The server MUST NOT write anything to its stdout that is not a valid MCP message."}]\n'
+SHOULD = SPEC + 'quote: [{text: "The server SHOULD exit promptly."}]\n'
+ATTACK = "attack: A model-chosen path such as ../../.ssh/id_ed25519 reads the user's private key.\n"
 
 
 @pytest.mark.parametrize(
     ("scope", "basis", "extra", "deviate", "expected"),
     [
-        ("universal", "spec-must", SPEC, False, set()),
-        ("universal", "spec-should", SPEC, False, set()),
-        ("universal", "security", "threats: [CWE-22, MCP05]\n", False, set()),
+        ("universal", "spec-must", MUST, False, set()),
+        ("universal", "spec-should", SHOULD, False, set()),
+        ("universal", "security", "threats: [CWE-22, MCP05]\n" + ATTACK, False, set()),
         ("opinionated", "practice", "", True, set()),
         ("stack", "practice", "stack: Python\n", False, set()),
         ("universal", "practice", "", False, {("HB015", 4, "scope universal does not fit basis practice")}),
-        ("opinionated", "spec-must", SPEC, True, {("HB015", 4, "scope opinionated does not fit basis spec-must")}),
-        ("universal", "spec-must", "", False, {("HB015", 5, "basis spec-must needs the `spec:` the keyword stands in")}),
-        ("universal", "security", "", False, {("HB015", 5, "basis security needs `threats:` naming the weakness")}),
+        ("opinionated", "spec-must", MUST, True, {("HB015", 4, "scope opinionated does not fit basis spec-must")}),
+        ("universal", "spec-must", 'quote: [{text: "Servers MUST answer."}]\n', False, {("HB015", 5, "basis spec-must needs the `spec:` the keyword stands in")}),
+        ("universal", "security", ATTACK, False, {("HB015", 5, "basis security needs `threats:` naming the weakness")}),
+        ("universal", "spec-must", SPEC, False, {("HB015", 5, "basis spec-must needs `quote:`, the sentence(s) of the cited revision it rests on")}),
+        ("universal", "spec-must", SHOULD, False, {("HB015", 7, "quote 'The server SHOULD exit promptly.' carries no MUST / MUST NOT / REQUIRED / SHALL / SHALL NOT, which basis spec-must rests on")}),
+        ("universal", "spec-should", SPEC + 'quote: [{text: "The server should exit promptly."}]\n', False, {("HB015", 7, "quote 'The server should exit promptly.' carries no SHOULD / SHOULD NOT / RECOMMENDED / NOT RECOMMENDED, which basis spec-should rests on")}),
+        ("universal", "security", "threats: [CWE-22]\n", False, {("HB015", 5, "basis security needs `attack:`, the attack it stops in one sentence")}),
         ("opinionated", "practice", "", False, {("HB043", 11, "an opinionated rule has no `## When to deviate` section")}),
         ("universal", "law", "", False, {("HB012", 5, "field 'basis' must be one of spec-must, spec-should, security, practice, not 'law'")}),
     ],
     ids=["must", "should", "security", "practice-opinion", "practice-stack", "universal-practice", "opinion-spec",
-         "spec-without-spec", "security-without-threats", "opinion-without-deviate", "unknown-basis"],
+         "spec-without-spec", "security-without-threats", "spec-without-quote", "must-quoting-should", "lowercase-should",
+         "security-without-attack", "opinion-without-deviate", "unknown-basis"],
 )
 def test_basis_holds_scope_spec_and_threats(tmp_path: Path, scope: str, basis: str, extra: str, deviate: bool, expected: set) -> None:
     assert _problems(tmp_path, scope=scope, basis=basis, extra=extra, deviate=deviate) == expected
@@ -87,7 +95,8 @@ def test_basis_holds_scope_spec_and_threats(tmp_path: Path, scope: str, basis: s
 )
 def test_threats_and_conditions_are_checked_on_their_line(tmp_path: Path, extra: str, message: str) -> None:
     field_is_threats = extra.startswith("threats")
-    found = _problems(tmp_path, scope="universal", basis="security", extra=extra if field_is_threats else "threats: [CWE-20]\n" + extra)
+    found = _problems(tmp_path, scope="universal", basis="security",
+                      extra=(extra if field_is_threats else "threats: [CWE-20]\n" + extra) + ATTACK)
     line = 6 if field_is_threats else 7  # the field's own line: threats after basis (5), qualifiers after threats
     assert [(code, at) for code, at, _ in found] == [("HB012", line)], found  # one mistake, one diagnostic
     assert next(iter(found))[2].startswith(message), found
@@ -95,7 +104,7 @@ def test_threats_and_conditions_are_checked_on_their_line(tmp_path: Path, extra:
 
 def test_conditions_and_profiles_are_read_into_the_model(tmp_path: Path) -> None:
     _problems(tmp_path, scope="universal", basis="security",
-              extra="threats: [CWE-22]\nqualifiers:\n  - {kind: conditional, applies_to: [http, authorizes]}\n  - {kind: empirical, observed: 2026-11-30}\n")
+              extra="threats: [CWE-22]\nqualifiers:\n  - {kind: conditional, applies_to: [http, authorizes]}\n  - {kind: empirical, observed: 2026-11-30}\n" + ATTACK)
     (rule,) = load_corpus(tmp_path).rules
     assert rule.conditions == ("http", "authorizes")
     assert rule.threats == ("CWE-22",)

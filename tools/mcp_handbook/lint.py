@@ -13,6 +13,7 @@ import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from .fields import FIELDS_BY_NAME
 from .model import Corpus, Diagnostic, Location, Rule, Snippet
 from .seams import TOOL_SEAM
 from .threats import CATEGORIES, OWASP_MCP_TOP10, category, ids_hint, is_category_id
@@ -207,6 +208,8 @@ def clauses_and_reasons(corpus: Corpus, known: Vocabulary | None = None) -> Iter
                 yield _diag(*where, "HB050", "a manual rule has no probe, so no clause can be seen_by a reason",
                             "write those clauses as {says: ..., unchecked: why}, or drop `clauses:`")
             continue
+        if rule.clauses and FIELDS_BY_NAME["clauses"].check(list(rule.clauses), {}):
+            continue  # the field itself is malformed: HB012 says so, once
         if not rule.clauses:
             yield _diag(rule.path, rule.line_of("check"), "HB050", "an automated rule needs `clauses:`: its claim, clause by clause",
                         "add `clauses:` with {says: CLAUSE, seen_by: [REASON]} for what the probe sees and {says: CLAUSE, unchecked: WHY} for the rest")
@@ -242,7 +245,7 @@ def blocks_run(corpus: Corpus, known: Vocabulary | None = None) -> Iterable[Diag
     for rule in corpus.rules:
         for block in rule.blocks:
             where = (block.location.path, block.location.line)
-            proved = rule.check == "automated" and block.language == "python" and bool(block.seam) and block.kind != "example"
+            proved = rule.check == "automated" and block.language == "python" and bool(block.seam)
             if proved and (block.promise or block.norun):
                 yield _diag(*where, "HB037", f"{block.name} is proved by probe {rule.probe!r}: promise= and norun= do not apply",
                             "remove promise= / norun=; the probe is its check")

@@ -178,6 +178,18 @@ class Rule:
         """Every fenced block of the rule, WRONG, CORRECT and examples, in file order."""
         return tuple(sorted((*self.snippets, *self.examples), key=lambda s: s.location.line))
 
+    @property
+    def clause_summary(self) -> str:
+        """Which clauses an automated check establishes and which it leaves to a reviewer, as one line for a
+        worksheet cell or an audit note: ``checked: a; b · not checked (review by hand): c``."""
+        if self.check != "automated":
+            return "manual: a reviewer judges every clause"
+        checked = [str(c.get("says", "")) for c in self.clauses if c.get("seen_by")]
+        unchecked = [str(c.get("says", "")) for c in self.clauses if not c.get("seen_by")]
+        parts = [f"checked: {'; '.join(checked)}"] if checked else []
+        parts += [f"not checked (review by hand): {'; '.join(unchecked)}"] if unchecked else []
+        return " · ".join(parts)
+
     def clause_of(self, reason: str) -> dict | None:
         """The clause a probe reason observes, if any."""
         return next((c for c in self.clauses if reason in (c.get("seen_by") or ())), None)

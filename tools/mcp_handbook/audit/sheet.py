@@ -53,6 +53,19 @@ def _note(found: RuleFinding, result: AuditResult) -> str:
     return clean(f"mcp-handbook audit: probe {found.probe} ({found.seconds:.1f} s) against {command}{over}")
 
 
+def _clause_prefix(found: RuleFinding) -> str:
+    """Which clause of the claim a FAIL breaks, and what a PASS leaves to the reviewer (the ``clauses`` column says
+    the whole of it): an audit's verdict is never read as more than its probe observed."""
+    finding, rule = found.finding, found.rule
+    if finding.status == "FAIL":
+        clause = rule.clause_of(finding.reason)
+        return clean(f"breaks: {clause['says']} ({finding.reason})\n") if clause else ""
+    if finding.status == "PASS":
+        left = [str(c.get("says", "")) for c in rule.clauses if not c.get("seen_by")]
+        return clean(f"PASS covers the checked clauses only; review by hand: {'; '.join(left)}\n") if left else ""
+    return ""
+
+
 def audit_rows(corpus: Corpus, result: AuditResult, fmt: str = "md") -> list[dict[str, str]]:
     """Every rule of the corpus; the automated ones the audit checked carry status, evidence and a note."""
     by_id = {f.rule.id: f for f in result.findings}
@@ -63,6 +76,7 @@ def audit_rows(corpus: Corpus, result: AuditResult, fmt: str = "md") -> list[dic
             evidence = evidence_text(found.finding, fmt)
             if found.na == NOT_CHECKED and not evidence.startswith("not checked"):
                 evidence = f"not checked: {evidence}"
+            evidence = _clause_prefix(found) + evidence
             row.update(status=STATUS_WORDS[found.finding.status], evidence=evidence, notes=_note(found, result))
     return rows
 

@@ -20,9 +20,10 @@ from pathlib import Path
 from ..model import Corpus, Rule
 from .filters import FILTER_KEYS, filters_text, normalise
 
-COLUMNS = ("id", "title", "scope", "stack", "severity", "gate", "check", "status", "evidence", "notes", "basis", "applies_to", "threats")
-ADDED_COLUMNS = ("basis", "applies_to", "threats")
-"""Columns added later (``basis`` and ``applies_to`` in doctrine 1.0.0, ``threats`` in 1.2.0), last so the
+COLUMNS = ("id", "title", "scope", "stack", "severity", "gate", "check", "status", "evidence", "notes", "basis", "applies_to", "threats",
+           "clauses")
+ADDED_COLUMNS = ("basis", "applies_to", "threats", "clauses")
+"""Columns added later (``basis`` and ``applies_to`` in doctrine 1.0.0, ``threats`` in 1.2.0, ``clauses`` in 1.3.0), last so the
 reviewer's columns keep their letters; a worksheet exported before them still reads back."""
 READ_COLUMNS = tuple(c for c in COLUMNS if c not in ADDED_COLUMNS)
 """The columns ``report`` requires of a worksheet."""
@@ -130,6 +131,7 @@ def worksheet_rows(rules: Iterable[Rule]) -> list[dict[str, str]]:
         {
             "id": r.id, "title": r.title, "scope": r.scope, "basis": r.basis, "stack": r.stack, "severity": r.severity,
             "gate": r.gate, "check": r.check, "applies_to": " ".join(r.conditions), "threats": " ".join(r.threats),
+            "clauses": r.clause_summary,
             "status": "", "evidence": "", "notes": "",
         }
         for r in rules

@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..evidence import provable as runs_elsewhere  # noqa: F401 - what a probe proves, the tests do not run here
 from ..model import Rule, Snippet
 from .languages import LANGUAGE_CHECKS
 from .registry import PROMISES
@@ -117,6 +118,3 @@ def judge_block(rule: Rule, block: Snippet) -> BlockVerdict:
     return BlockVerdict(block, problem is None, "checked" if problem is None else "refused", problem or "checked", seconds)
 
 
-def runs_elsewhere(rule: Rule, block: Snippet) -> bool:
-    """Whether a probe proves the block (a WRONG or CORRECT Python block of an automated rule, at a seam)."""
-    return rule.check == "automated" and block.kind != "example" and block.language == "python" and bool(block.seam)

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..evidence import provable
 from ..model import Rule, Snippet
+from .claims import clauses_list, run_tally
 from .links import href, rule_src
 from .state import SiteData
 
@@ -131,10 +132,12 @@ def _audit_line(data: SiteData, rule: Rule) -> str:
 
 def verification_summary(data: SiteData, rule: Rule) -> str:
     """One panel saying how the rule is checked and how many of its blocks are proved right now."""
+    unproved = tuple(b for b in rule.blocks if not provable(rule, b))
+    code = f" {run_tally(rule, unproved)}" if unproved else ""
     if rule.check != "automated":
         return (
             f'<div class="hb-verification hb-verification-manual" {NOT_SEARCHED}><p><strong>Verification: manual.</strong> '
-            'A reviewer judges this rule; <a href="#how-it-is-verified">How it is verified</a> says exactly how.</p></div>\n'
+            f'A reviewer judges this rule; <a href="#how-it-is-verified">How it is verified</a> says exactly how.{code}</p></div>\n'
         )
     blocks = [s for s in rule.snippets if provable(rule, s)]
     title = next((str(e.get("probe_title")) for s in blocks if (e := data.proof(rule, s)[0]) and e.get("probe_title")), "")
@@ -151,5 +154,5 @@ def verification_summary(data: SiteData, rule: Rule) -> str:
         f'<div class="hb-verification {state}" {NOT_SEARCHED}><p><strong>Verification: automated.</strong> '
         f"Probe <code>{escape(rule.probe)}</code>{observes} runs over a real stdio pipe against the reference server "
         f'with each block mounted at its seam (<a href="{proofs}">how proofs work</a>). {tally}.</p>'
-        f"{_audit_line(data, rule)}</div>\n"
+        f"{clauses_list(rule)}{f'<p>{code.strip()}</p>' if code else ''}{_audit_line(data, rule)}</div>\n"
     )

@@ -17,12 +17,14 @@ from typing import Any
 from ..model import Corpus, Rule, Snippet
 from ..threats import OWASP_MCP_TOP10, category, cwe_anchor, cwe_number
 from .changes import Change
+from .claims import attack_line, quotes_block, run_note
 from .labels import (
     BASIS_MEANING, CHECK_LABEL, CHECK_MARK, CHECK_MEANING, KIND_LABEL, SCOPE_MEANING, basis_text, page_tags, profile_text,
     qualifier_text, scope_text, severity_text,
 )
 from .generated import ORDER_META
 from .links import RULE_ID, THREATS_SRC, gate_src, href, link_rule_ids, rule_src, spec_url
+from ..evidence import provable
 from .proofs import NOT_SEARCHED, proof_panel, verification_summary
 from .state import SiteData
 
@@ -168,13 +170,20 @@ def _open_snippet(rule: Rule, snippet: Snippet, fence_line: str) -> str:
 
 def _close_snippet(data: SiteData | None, rule: Rule, snippet: Snippet) -> str:
     panel = data.late(rule_src(rule), proof_panel(data, rule, snippet)) if data is not None else ""
+    if not panel and data is not None and not provable(rule, snippet):
+        panel = data.late(rule_src(rule), run_note(snippet))
     return f"{panel}\n</div>" if panel else "</div>"
 
 
 def body_with_blocks(rule: Rule, data: SiteData | None) -> str:
     """The rule body with each WRONG/CORRECT fence wrapped in its labelled box, its proof beneath."""
     lines = rule.body.split("\n")
-    for s in sorted(rule.snippets, key=lambda s: s.location.line, reverse=True):
+    for s in sorted(rule.blocks, key=lambda s: s.location.line, reverse=True):
+        if s.kind == "example":
+            end = (s.location.end_line or s.location.line) - rule.body_line
+            if data is not None and 0 <= end < len(lines) and FENCE.match(lines[end]):
+                lines.insert(end + 1, "\n" + data.late(rule_src(rule), run_note(s)) + "\n")
+            continue
         start = s.location.line - rule.body_line
         end = (s.location.end_line or s.location.line) - rule.body_line
         if not (0 <= start < len(lines) and FENCE.match(lines[start])):
@@ -244,6 +253,7 @@ def rule_page(corpus: Corpus, rule: Rule, *, data: SiteData | None = None) -> st
     parts = [
         f"# {rule.id} · {escape(rule.title)}\n",
         claim_paragraph(rule),
+        data.late(rule_src(rule), quotes_block(rule) + attack_line(rule)),
         data.late(rule_src(rule), meta_block(data, rule)),  # finished HTML: put in after Markdown and search
         data.late(rule_src(rule), verification_summary(data, rule)),
         body_with_blocks(rule, data),
