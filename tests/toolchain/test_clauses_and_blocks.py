@@ -1,4 +1,4 @@
-"""A claim in clauses (HB050..HB054), and every block that no probe proves is run or checked by a real tool
+"""A claim in clauses (HB060..HB064), and every block that no probe proves is run or checked by a real tool
 (HB037, HB038, the block runner): each problem is reported at its line, and a block that raises, hangs or breaks
 the promise its kind must keep fails."""
 
@@ -85,14 +85,14 @@ def test_clauses_covering_every_reason_with_a_wrong_block_each_lint_clean(tmp_pa
 @pytest.mark.parametrize(
     ("clauses", "expect", "extra", "expected"),
     [
-        ("", "too_big", "", {("HB050", 8, "an automated rule needs `clauses:`: its claim, clause by clause")}),
+        ("", "too_big", "", {("HB060", 8, "an automated rule needs `clauses:`: its claim, clause by clause")}),
         ('clauses:\n  - {says: "stops at a cap", seen_by: [too_big, too_large]}\n  - {says: "stops in time", unchecked: "no probe can wait that long"}\n',
-         "too_big", "", {("HB051", 12, "clause 'stops at a cap': probe 'demo_probe' has no reason 'too_large'"),
-                         ("HB052", 12, "probe 'demo_probe' can fail with too_slow, which no clause is seen_by")}),
-        (BOTH, "too_big", "", {("HB053", 12, "no WRONG block breaks clause 'stops in time' alone")}),
-        (BOTH, "too_big,too_slow", "", {("HB053", 12, "no WRONG block breaks clause 'stops at a cap' alone"),
-                                        ("HB053", 12, "no WRONG block breaks clause 'stops in time' alone"),
-                                        ("HB054", 19, "TRN-099.wrong1 expects too_big, too_slow, which no single clause is seen_by")}),
+         "too_big", "", {("HB061", 12, "clause 'stops at a cap': probe 'demo_probe' has no reason 'too_large'"),
+                         ("HB062", 12, "probe 'demo_probe' can fail with too_slow, which no clause is seen_by")}),
+        (BOTH, "too_big", "", {("HB063", 12, "no WRONG block breaks clause 'stops in time' alone")}),
+        (BOTH, "too_big,too_slow", "", {("HB063", 12, "no WRONG block breaks clause 'stops at a cap' alone"),
+                                        ("HB063", 12, "no WRONG block breaks clause 'stops in time' alone"),
+                                        ("HB064", 19, "TRN-099.wrong1 expects too_big, too_slow, which no single clause is seen_by")}),
         ('clauses:\n  - {says: "stops", seen_by: [too_big], unchecked: "both at once"}\n', "too_big", "",
          {("HB012", 12, "field 'clauses' clause 'stops' needs exactly one of seen_by: [probe reasons] or unchecked: why no probe can see it")}),
     ],

@@ -198,20 +198,20 @@ def threat_categories(corpus: Corpus, _known: Vocabulary | None = None) -> Itera
 
 
 def clauses_and_reasons(corpus: Corpus, known: Vocabulary | None = None) -> Iterable[Diagnostic]:
-    """HB050..HB054: an automated rule's claim is a list of clauses; each is seen by reasons of its probe and broken
+    """HB060..HB064: an automated rule's claim is a list of clauses; each is seen by reasons of its probe and broken
     alone by a WRONG block, or says why no probe can see it; every reason the probe has belongs to a clause."""
     for rule in corpus.rules:
         where = (rule.path, rule.line_of("clauses"))
         seen = [c for c in rule.clauses if c.get("seen_by")]
         if rule.check != "automated":
             if seen:
-                yield _diag(*where, "HB050", "a manual rule has no probe, so no clause can be seen_by a reason",
+                yield _diag(*where, "HB060", "a manual rule has no probe, so no clause can be seen_by a reason",
                             "write those clauses as {says: ..., unchecked: why}, or drop `clauses:`")
             continue
         if rule.clauses and FIELDS_BY_NAME["clauses"].check(list(rule.clauses), {}):
             continue  # the field itself is malformed: HB012 says so, once
         if not rule.clauses:
-            yield _diag(rule.path, rule.line_of("check"), "HB050", "an automated rule needs `clauses:`: its claim, clause by clause",
+            yield _diag(rule.path, rule.line_of("check"), "HB060", "an automated rule needs `clauses:`: its claim, clause by clause",
                         "add `clauses:` with {says: CLAUSE, seen_by: [REASON]} for what the probe sees and {says: CLAUSE, unchecked: WHY} for the rest")
             continue
         reasons = known.probes.get(rule.probe) if known is not None else None
@@ -219,23 +219,23 @@ def clauses_and_reasons(corpus: Corpus, known: Vocabulary | None = None) -> Iter
             for clause in seen:
                 for reason in clause["seen_by"]:
                     if reason not in reasons:
-                        yield _diag(*where, "HB051", f"clause {clause['says']!r}: probe {rule.probe!r} has no reason {reason!r}",
+                        yield _diag(*where, "HB061", f"clause {clause['says']!r}: probe {rule.probe!r} has no reason {reason!r}",
                                     f"its reasons: {', '.join(sorted(reasons))}")
             unclaimed = sorted(set(reasons) - {r for c in seen for r in c["seen_by"]})
             if unclaimed:
-                yield _diag(*where, "HB052", f"probe {rule.probe!r} can fail with {', '.join(unclaimed)}, which no clause is seen_by",
+                yield _diag(*where, "HB062", f"probe {rule.probe!r} can fail with {', '.join(unclaimed)}, which no clause is seen_by",
                             "add each reason to the clause it observes, so the page says everything the proof checks")
         wrongs = [s for s in rule.snippets_of("wrong") if s.language == "python" and s.seam]
         for clause in seen:
             if not any(s.expect and set(s.expect) <= set(clause["seen_by"]) for s in wrongs):
-                yield _diag(*where, "HB053", f"no WRONG block breaks clause {clause['says']!r} alone",
+                yield _diag(*where, "HB063", f"no WRONG block breaks clause {clause['says']!r} alone",
                             f"add a WRONG block with expect={clause['seen_by'][0]} that breaks this clause and keeps the others")
         for s in wrongs:
             if not s.expect:
-                yield _diag(s.location.path, s.location.line, "HB054", f"{s.name} names no expect= reason, so no clause says what it breaks",
+                yield _diag(s.location.path, s.location.line, "HB064", f"{s.name} names no expect= reason, so no clause says what it breaks",
                             "add expect=REASON, the probe reason of the clause this block breaks")
             elif not any(set(s.expect) <= set(c["seen_by"]) for c in seen):
-                yield _diag(s.location.path, s.location.line, "HB054", f"{s.name} expects {', '.join(s.expect)}, which no single clause is seen_by",
+                yield _diag(s.location.path, s.location.line, "HB064", f"{s.name} expects {', '.join(s.expect)}, which no single clause is seen_by",
                             "a WRONG block breaks one clause: expect only reasons of that clause")
 
 
