@@ -40,8 +40,10 @@ def rule_text(rule_id: str, fields: dict[str, str]) -> str:
     scope = fields.get("scope", "universal")
     stack = f"stack: {fields['stack']}\n" if scope == "stack" else ""
     basis = fields.get("basis", "security" if scope == "universal" else "practice")
-    threats = "threats: [CWE-20]\n" if basis == "security" else ""
-    spec = "spec: 2025-11-25 basic/transports#stdio\n" if basis.startswith("spec-") else ""
+    threats = "threats: [CWE-20]\nattack: A hostile caller sends input the server never expected and takes it over.\n" if basis == "security" else ""
+    keyword = "MUST" if basis == "spec-must" else "SHOULD"
+    spec = (f'spec: 2025-11-25 basic/transports#stdio\nquote: [{{text: "The server {keyword} keep this rule."}}]\n'
+            if basis.startswith("spec-") else "")
     return f"""---
 id: {rule_id}
 title: {fields['title']}

@@ -112,6 +112,7 @@ title: A rule that may speak for the protocol
 scope: universal
 basis: security
 threats: [CWE-20]
+attack: A hostile client sends a frame the server never expected and takes it over.
 severity: low
 gate: transport
 check: manual

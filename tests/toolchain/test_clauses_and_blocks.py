@@ -220,3 +220,15 @@ def test_a_promise_must_be_kept_by_correct_and_broken_by_wrong_for_its_own_reaso
     block = Snippet(rule_id="OPS-099", kind=kind, index=1, language="python", code="x = 1\n",  # type: ignore[arg-type]
                     location=Location("d.md", 1, 3), code_line=2, seam=None, promise="demo_promise")
     assert block_run._python_verdict(block, outcome, time.monotonic()).ok is ok
+
+
+def test_every_python_block_of_the_handbook_is_proved_or_run() -> None:
+    """No Python block in content/ goes unexecuted: a probe proves it, or the tests run it (none is marked norun)."""
+    from mcp_handbook.evidence import provable
+
+    corpus = load_corpus(Path(__file__).resolve().parents[2])
+    python = [(r, b) for r in corpus.rules for b in r.blocks if b.language == "python"]
+    assert len(python) > 300
+    assert [b.name for _, b in python if b.norun] == []
+    unproved = [b for r, b in python if not provable(r, b)]
+    assert unproved and all(not b.norun for b in unproved)
