@@ -16,6 +16,7 @@ title: A rule whose threats are under test
 scope: universal
 basis: security
 threats: [{threats}]
+attack: A caller sends input that the rule under test is about.
 severity: low
 gate: security
 check: manual
@@ -70,3 +71,22 @@ def test_the_table_is_the_ten_categories_in_order_each_with_what_authors_cannot_
         assert c.anchor == c.id.lower()
     assert OWASP_MCP_TOP10 == f"OWASP MCP Top 10 ({threats.LIST_STATUS}, as read {threats.LIST_READ_ON})"
     assert fields.OWASP_MCP_TOP10 is OWASP_MCP_TOP10, "one pinned version, however a reader imports it"
+
+
+def test_the_names_are_the_lists_own_as_read_on_the_pinned_day() -> None:
+    """The list's names on its project page as read on LIST_READ_ON: MCP06 is "Intent Flow Subversion" since
+    2026-01-12 (it was "Prompt Injection via Contextual Payloads"); tool shadowing is a part of MCP03."""
+    assert [c.name for c in CATEGORIES] == [
+        "Token mismanagement and secret exposure",
+        "Privilege escalation via scope creep",
+        "Tool poisoning",
+        "Software supply chain attacks and dependency tampering",
+        "Command injection and execution",
+        "Intent flow subversion",
+        "Insufficient authentication and authorization",
+        "Lack of audit and telemetry",
+        "Shadow MCP servers",
+        "Context injection and over-sharing",
+    ]
+    assert "shadowing" in threats.category("MCP03").description
+    assert "prompt injection via" not in " ".join(c.name.lower() for c in CATEGORIES)

@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 
 LIST_NAME = "OWASP MCP Top 10"
 LIST_STATUS = "beta"
-LIST_READ_ON = "2026-12-01"
-"""The day the list was read for this mapping; a later reading may renumber it."""
+LIST_READ_ON = "2026-12-03"
+"""The day the list was read for this mapping; a later reading may renumber or rename it (MCP06 was renamed on
+2026-01-12, from "Prompt Injection via Contextual Payloads" to "Intent Flow Subversion")."""
 OWASP_MCP_TOP10 = f"{LIST_NAME} ({LIST_STATUS}, as read {LIST_READ_ON})"
 """The list the ``MCPnn`` ids refer to, as every page and export names it."""
 CWE_ID = re.compile(r"^CWE-([1-9]\d{0,4})$")
@@ -64,8 +65,9 @@ CATEGORIES: tuple[ThreatCategory, ...] = (
     ),
     ThreatCategory(
         "MCP03", "Tool poisoning",
-        "Tool names, descriptions, schemas or results carry instructions aimed at the model, or change after the "
-        "user approved them, so the model works for someone other than the user.",
+        "Tool names, descriptions, schemas or results carry instructions aimed at the model, change after the "
+        "user approved them, or steer how the model uses another server's tools (tool shadowing), so the model "
+        "works for someone other than the user.",
         "A malicious server's author follows no rule, so only the host (showing definitions, pinning them, asking "
         "again when they change) and the registry (screening what it lists) can stop it.",
     ),
@@ -84,11 +86,13 @@ CATEGORIES: tuple[ThreatCategory, ...] = (
         "or operator sets up to limit the damage when a check fails.",
     ),
     ThreatCategory(
-        "MCP06", "Prompt injection via contextual payloads",
-        "Content a tool fetches or returns (web pages, files, mail, tickets) holds instructions that the model then "
-        "follows as if the user had given them.",
-        "How far the model and the host trust tool output, and whether the host asks the user before acting on it; "
-        "a server can mark and bound such content, not stop a model from reading it.",
+        "MCP06", "Intent flow subversion",
+        "Content the model retrieves through a server (web pages, files, mail, tickets, tool results) holds "
+        "instructions that turn the agent from the user's goal to an attacker's, often while it still seems to do "
+        "what the user asked.",
+        "How far the model and the host trust tool output, whether the host checks each planned call against the "
+        "user's goal and asks the user before acting; a server can mark and bound such content and limit its own "
+        "reach, not stop a model from reading it.",
     ),
     ThreatCategory(
         "MCP07", "Insufficient authentication and authorization",
