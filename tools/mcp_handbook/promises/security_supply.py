@@ -1,7 +1,8 @@
 """Promises of the security gate's manual rules on reach and supply chain, checked on the code itself.
 
 * ``reach_bounded`` (SEC-012): the tool definitions a block declares offer no catch-all: no free-form command,
-  code, SQL or URL parameter, and no property beyond those the schema names.
+  code or SQL parameter, and no property beyond those the schema names. A URL parameter is not judged here: a
+  fetch tool may take one when its fetch keeps SEC-020 to SEC-023, which code, not a schema, shows.
 
 The supply-chain rules' blocks (SEC-028, SEC-029, SEC-030) are JSON, shell and workflow files, which their
 language's tool checks (:mod:`.languages`); they make no promise a Python check could observe.
@@ -13,7 +14,7 @@ from typing import Any
 
 from .registry import Broken, promise
 
-CATCH_ALL = ("command", "cmd", "shell", "script", "code", "expression", "eval", "sql", "query", "url", "uri")
+CATCH_ALL = ("command", "cmd", "shell", "script", "code", "expression", "eval", "sql", "query")
 """Parameter names that, as a free string, hand the caller the server's whole reach."""
 
 
@@ -29,9 +30,9 @@ def _free_string(schema: Any) -> bool:
             and not any(key in schema for key in ("enum", "const", "pattern")))
 
 
-@promise("reach_bounded", "the tools declared offer no catch-all: no free-form command, code, SQL or URL "
+@promise("reach_bounded", "the tools declared offer no catch-all: no free-form command, code or SQL "
          "parameter, and no unnamed property",
-         reasons={"catch_all_parameter": "a tool takes a free-form command, code, SQL or URL string",
+         reasons={"catch_all_parameter": "a tool takes a free-form command, code or SQL string",
                   "open_schema": "a tool's inputSchema accepts properties it does not name"},
          seconds=10)
 def reach_bounded(block: Any) -> None:
