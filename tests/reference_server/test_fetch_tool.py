@@ -113,3 +113,13 @@ def test_check_url_returns_the_address_to_dial_and_honours_only_the_exact_allowe
 def test_the_fetch_seams_are_in_the_table_with_oserror_as_their_contract():
     assert seams.SEAMS["check_url"] is fetching.check_url and seams.SEAMS["fetch_url"] is fetching.fetch_url
     assert seams.CONTRACT_EXCEPTIONS["check_url"] == (OSError,) == seams.CONTRACT_EXCEPTIONS["fetch_url"]
+
+
+def test_headers_that_trickle_in_are_given_up_at_the_deadline(spawn):
+    with listening() as (listener,):
+        client = spawn("--fetch-tool", env={**minimal_env(), "HB_FETCH_ALLOW": f"127.0.0.1:{listener.port}"})
+        started = time.monotonic()
+        answer = _fetch(client, listener.url("/hb-slow-headers"), timeout_seconds=1)
+        elapsed = time.monotonic() - started
+    assert answer["result"]["isError"] is True and "TimeoutError" in _text(answer)
+    assert elapsed < 3.0  # the status line and headers come one byte every 0.2 s, for ever

@@ -85,61 +85,61 @@ def check_url(url: str, allow: Collection[str]) -> str:
     return addresses[0]
 
 
-def _connection(url: str, address: str, timeout: float) -> object:
-    """An HTTP(S) connection to ``url``'s host that connects to ``address``, the one that was checked."""
-    import http.client
+def _watchdog(sock: object, deadline: float) -> tuple[object, object]:
+    """A timer that shuts ``sock``'s connection down at ``deadline`` (through a handle of its own, which TLS cannot
+    take over), so any read waiting on it returns: the TLS handshake, the status line, the headers, the body. A
+    timeout on each read would let a response sent a byte at a time run on for ever. Returns (timer, handle)."""
     import socket
-    import ssl
-    from urllib.parse import urlsplit
+    import threading
+    import time
 
-    parts = urlsplit(url)
-    https = parts.scheme == "https"
-    base = http.client.HTTPSConnection if https else http.client.HTTPConnection
-    tls = ssl.create_default_context() if https else None
-
-    class Pinned(base):  # type: ignore[misc, valid-type]
-        def connect(self) -> None:
-            sock = socket.create_connection((address, self.port), self.timeout)
-            # kept as `pinned` too: http.client drops `sock` when the response will close the connection
-            self.sock = self.pinned = tls.wrap_socket(sock, server_hostname=self.host) if tls else sock
-
-    extra = {"context": tls} if https else {}
-    return Pinned(parts.hostname, parts.port, timeout=timeout, **extra)
+    handle = sock.dup()  # type: ignore[attr-defined]
+    timer = threading.Timer(deadline - time.monotonic(), handle.shutdown, [socket.SHUT_RDWR])
+    timer.daemon = True
+    timer.start()
+    return timer, handle
 
 
 def fetch_url(url: str, policy: FetchPolicy) -> bytes:
     """GET ``url``: every hop checked by ``policy.check_url`` and connected to the checked address, at most
-    ``policy.max_bytes`` of the body, the whole fetch within ``policy.seconds``. Raises OSError (PermissionError
-    for a refused destination, TimeoutError past the deadline)."""
+    ``policy.max_bytes`` of the body, the whole fetch (connection, TLS, headers, body, every hop) within
+    ``policy.seconds``. Raises OSError (PermissionError for a refused destination, TimeoutError past the deadline,
+    ConnectionError for a broken answer)."""
     import http.client
+    import socket
+    import ssl
     import time
     from urllib.parse import urljoin, urlsplit
 
     deadline = time.monotonic() + policy.seconds
     for _ in range(policy.max_redirects + 1):
-        connection = _connection(url, policy.check_url(url), max(deadline - time.monotonic(), 0.01))
+        address = policy.check_url(url)
+        parts = urlsplit(url)
+        https = parts.scheme == "https"
+        kind = http.client.HTTPSConnection if https else http.client.HTTPConnection
+        connection = kind(parts.hostname, parts.port)  # the name stays for the Host header and the certificate
+        sock = socket.create_connection((address, connection.port), max(deadline - time.monotonic(), 0.01))
+        timer, handle = _watchdog(sock, deadline)
         try:
-            parts = urlsplit(url)
+            connection.sock = ssl.create_default_context().wrap_socket(sock, server_hostname=parts.hostname) \
+                if https else sock
             target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
             connection.request("GET", target, headers={"Accept-Encoding": "identity"})
             response = connection.getresponse()
             location = response.getheader("Location")
-            if response.status in REDIRECTS and location:
-                url = urljoin(url, location)  # checked at the top of the loop, like the first URL
-                continue
-            body = bytearray()
-            while len(body) < policy.max_bytes:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise TimeoutError(f"the fetch took longer than {policy.seconds:g} s")
-                connection.pinned.settimeout(remaining)  # a slow trickle cannot outlast the deadline
-                chunk = response.read1(min(65536, policy.max_bytes - len(body)))
-                if not chunk:
-                    break
-                body += chunk
-            return bytes(body)
-        except http.client.HTTPException as exc:
-            raise ConnectionError(f"not a valid HTTP answer ({type(exc).__name__})") from None
+            redirect = response.status in REDIRECTS and location
+            body = b"" if redirect else response.read(policy.max_bytes)
+        except (OSError, http.client.HTTPException) as exc:
+            if time.monotonic() < deadline:
+                raise ConnectionError(f"the fetch failed ({type(exc).__name__})") from None
         finally:
+            timer.cancel()
+            timer.join()  # a shutdown under way ends before its handle closes
+            handle.close()
             connection.close()
+        if time.monotonic() >= deadline:  # the watchdog cut the answer short: it is not the whole answer
+            raise TimeoutError(f"the fetch took longer than {policy.seconds:g} s")
+        if not redirect:
+            return body
+        url = urljoin(url, location)  # checked at the top of the loop, like the first URL
     raise PermissionError(f"more than {policy.max_redirects} redirects")
