@@ -86,6 +86,7 @@ def differences(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> li
 def definitions_stable_in_session(target: Target) -> Finding:
     """List, call the read-only tools once, list again: every difference must follow a list_changed notification."""
     session, init, first = session_with_tools(target)
+    listed_at = len(session.stdout)  # an announcement counts only between the two listings, not one sent at start-up
     chosen = [t for t in callable_tools(target, first) if annotations_of(t).get("readOnlyHint") is True][:MAX_CALLED]
     if not chosen:
         return not_applicable("no tool annotated readOnlyHint: true may be called, so nothing happened between listings")
@@ -104,7 +105,7 @@ def definitions_stable_in_session(target: Target) -> Finding:
     except WireTimeout as exc:
         raise ProbeAbort(failed("no_answer", f"the second tools/list was not answered: {exc}",
                                 *session.transcript(limit=8))) from None
-    announced = any(isinstance(m.value, dict) and m.value.get("method") == LIST_CHANGED for m in session.stdout)
+    announced = any(isinstance(m.value, dict) and m.value.get("method") == LIST_CHANGED for m in session.stdout[listed_at:])
     declared = ((init.get("capabilities") or {}).get("tools") or {}).get("listChanged") is True
     found = differences(first, second)
     called_row = f"called between the listings: {', '.join(called)}"

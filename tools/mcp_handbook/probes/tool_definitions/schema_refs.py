@@ -25,17 +25,26 @@ MAX_DEPTH = 32
 """How deep the walk goes; deeper parts of a schema are not read (no legitimate tool schema is that deep)."""
 
 
-def outside_refs(value: Any, where: str, depth: int = 0) -> list[tuple[str, str]]:
-    """``(JSON path, reference)`` for every reference keyword in ``value`` whose target is not a fragment (``#...``)."""
+NAME_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+"""Keywords whose value maps names to schemas: a property called ``default`` there is a schema, not data."""
+DATA_KEYWORDS = ("const", "default", "examples", "enum")
+"""Keywords whose value is data, not schema: a ``$ref`` inside one is not a reference."""
+
+
+def outside_refs(value: Any, where: str, depth: int = 0, *, names: bool = False) -> list[tuple[str, str]]:
+    """``(JSON path, reference)`` for every reference keyword in ``value`` whose target is not a fragment (``#...``).
+    ``names``: ``value`` maps names to schemas (the value of ``properties``, ``$defs``, ...)."""
     if depth > MAX_DEPTH:
         return []
     found: list[tuple[str, str]] = []
     if isinstance(value, dict):
         for key, item in value.items():
-            if key in REF_KEYWORDS and isinstance(item, str) and not item.startswith("#"):
-                found.append((f"{where}.{key}", item))
-            elif key not in ("const", "default", "examples", "enum"):  # data, not schema
+            if names:
                 found += outside_refs(item, f"{where}.{key}", depth + 1)
+            elif key in REF_KEYWORDS and isinstance(item, str) and not item.startswith("#"):
+                found.append((f"{where}.{key}", item))
+            elif key not in DATA_KEYWORDS:
+                found += outside_refs(item, f"{where}.{key}", depth + 1, names=key in NAME_MAPS)
     elif isinstance(value, list):
         for i, item in enumerate(value):
             found += outside_refs(item, f"{where}[{i}]", depth + 1)
