@@ -3,14 +3,13 @@
 import hmac
 import os
 
-EXPECTED = os.environ["NOTES_CLIENT_SECRET"]
-
 
 def handle_initialize(params):
     # the launcher chose our environment; this check keeps out no one, and now the
     # client's config file (and its logs) must hold the secret too
+    expected = os.environ["NOTES_CLIENT_SECRET"]
     presented = (params.get("_meta") or {}).get("clientSecret", "")
-    if not hmac.compare_digest(presented, EXPECTED):
+    if not hmac.compare_digest(presented, expected):
         raise PermissionError("bad client secret")
     return {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
             "serverInfo": {"name": "notes", "version": "1.0.0"}}

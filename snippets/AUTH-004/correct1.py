@@ -19,8 +19,9 @@ class UpstreamTokens:
         return token
 
 
-def list_issues(claims, tokens):
-    # `claims` come from validating the MCP client's token (audience: this server)
+def list_issues(headers, claims, tokens):
+    # `claims` come from validating the MCP client's token (audience: this server);
+    # `headers` still hold that token, and nothing here reads them
     upstream = urllib.request.Request(UPSTREAM, headers={
         "Authorization": f"Bearer {tokens.for_user(claims['sub'])}",
     })

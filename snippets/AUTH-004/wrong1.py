@@ -5,10 +5,10 @@ import urllib.request
 UPSTREAM = "https://api.tracker.example.com/v1/issues"
 
 
-def list_issues(request_headers):
+def list_issues(headers, claims, tokens):
     # "the user already logged in, so reuse their token"
     upstream = urllib.request.Request(UPSTREAM, headers={
-        "Authorization": request_headers["authorization"],
+        "Authorization": headers["authorization"],
     })
     with urllib.request.urlopen(upstream, timeout=10) as response:
         return response.read()

@@ -5,8 +5,12 @@ import sys
 
 API_KEY = "trk_live_EXAMPLE_NOT_A_REAL_KEY"  # "temporary", committed last year
 
-if "--api-key" in sys.argv:  # visible to every local user in the process list
-    API_KEY = sys.argv[sys.argv.index("--api-key") + 1]
-else:
-    with open(".mcp.json") as config:  # checked into the repository with its env block
-        API_KEY = json.load(config)["mcpServers"]["tracker"]["env"].get("TRACKER_KEY", API_KEY)
+
+def load_api_key():
+    if "--api-key" in sys.argv:  # visible to every local user in the process list
+        return sys.argv[sys.argv.index("--api-key") + 1]
+    try:
+        with open(".mcp.json") as config:  # checked into the repository with its env block
+            return json.load(config)["mcpServers"]["tracker"]["env"].get("TRACKER_KEY", API_KEY)
+    except FileNotFoundError:
+        return API_KEY

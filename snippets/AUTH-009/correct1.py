@@ -2,12 +2,14 @@
 # Rule AUTH-009, CORRECT block 1; display only.
 import urllib.request
 
+HELPDESK = "https://helpdesk.example.com/api"
+
 
 def read_ticket(arguments, claims, user_tokens):
     # obtained when this user connected the helpdesk (OAuth, with consent), stored per user
     token = user_tokens.for_user(claims["sub"])
     request = urllib.request.Request(
-        f"https://helpdesk.example.com/api/tickets/{int(arguments['ticket'])}",
+        f"{HELPDESK}/tickets/{int(arguments['ticket'])}",
         headers={"Authorization": f"Bearer {token}"})
     with urllib.request.urlopen(request, timeout=10) as response:
         return response.read()

@@ -3,12 +3,13 @@
 import os
 import urllib.request
 
+HELPDESK = "https://helpdesk.example.com/api"
 ADMIN_TOKEN = os.environ["HELPDESK_ADMIN_TOKEN"]  # can read every ticket of every customer
 
 
-def read_ticket(arguments, claims):
+def read_ticket(arguments, claims, user_tokens):
     request = urllib.request.Request(
-        f"https://helpdesk.example.com/api/tickets/{int(arguments['ticket'])}",
+        f"{HELPDESK}/tickets/{int(arguments['ticket'])}",
         headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
     with urllib.request.urlopen(request, timeout=10) as response:
         return response.read()

@@ -3,6 +3,10 @@
 SESSIONS = {}  # session id -> state
 
 
+def open_session(session_id, claims):
+    SESSIONS[session_id] = {"owner": claims["sub"], "pending": []}  # the owner is stored, never checked
+
+
 def session_state(headers, claims):
     state = SESSIONS.get(headers["mcp-session-id"])
     if state is None:

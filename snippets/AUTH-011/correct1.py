@@ -3,11 +3,13 @@
 import secrets
 
 PENDING = {}  # elicitation id -> the user (token `sub`) it was created for
+STATES = {}  # OAuth state -> the user whose connect page started that flow
+CALENDAR_TOKENS = {}  # user -> calendar tokens: kept on the server, never sent to the client
 
 
-def connect_calendar(request_id, claims):
+def connect_calendar(request_id, claims, session_id):
     elicitation_id = secrets.token_urlsafe(16)
-    PENDING[elicitation_id] = claims["sub"]
+    PENDING[elicitation_id] = claims["sub"]  # from this request's validated token
     return {"jsonrpc": "2.0", "id": request_id, "method": "elicitation/create", "params": {
         "mode": "url", "elicitationId": elicitation_id,
         "url": f"https://mcp.example.com/connect/calendar?elicitation={elicitation_id}",
@@ -21,9 +23,18 @@ def open_connect_page(elicitation_id, browser_user):
     if expected is None or browser_user != expected:
         raise PermissionError("this link was created for another user; start again from your client")
     del PENDING[elicitation_id]
-    return start_calendar_oauth(for_user=expected)  # tokens are stored under this user, server-side
-
-
-def start_calendar_oauth(for_user):
     state = secrets.token_urlsafe(16)
-    return {"redirect": f"https://calendar.example.com/oauth/authorize?state={state}", "user": for_user}
+    STATES[state] = expected
+    return {"redirect": f"https://calendar.example.com/oauth/authorize?client_id=mcp-calendar&state={state}"}
+
+
+def oauth_callback(state, code, browser_user):
+    user = STATES.pop(state, None)
+    if user is None or browser_user != user:
+        raise PermissionError("unknown authorization state, or another user's")
+    CALENDAR_TOKENS[user] = exchange_code(code)
+    return user
+
+
+def exchange_code(code):
+    return {"access_token": f"token-for-{code}"}  # the token request to the calendar, left out

@@ -4,9 +4,10 @@ import secrets
 import urllib.parse
 
 PENDING = {}  # OAuth state -> MCP session id
+CALENDAR_TOKENS = {}  # MCP session id -> calendar tokens
 
 
-def connect_calendar(request_id, session_id):
+def connect_calendar(request_id, claims, session_id):
     state = secrets.token_urlsafe(16)
     PENDING[state] = session_id  # bound to a session id only, never to a user
     url = "https://calendar.example.com/oauth/authorize?" + urllib.parse.urlencode({
@@ -15,3 +16,14 @@ def connect_calendar(request_id, session_id):
     return {"jsonrpc": "2.0", "id": request_id, "method": "elicitation/create",
             "params": {"mode": "url", "elicitationId": state, "url": url,
                        "message": "Connect your calendar."}}
+
+
+def oauth_callback(state, code, browser_user):
+    """The calendar redirects here after whoever opened the link signed in there."""
+    session_id = PENDING.pop(state)
+    CALENDAR_TOKENS[session_id] = exchange_code(code)  # Bob's calendar, in Alice's session
+    return session_id
+
+
+def exchange_code(code):
+    return {"access_token": f"token-for-{code}"}  # the token request to the calendar, left out

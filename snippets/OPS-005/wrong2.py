@@ -3,6 +3,12 @@
 class Server:
     capabilities = {"tools": {}}  # listChanged not declared
 
-    def on_login(self, user):
-        if user.is_admin:
+    def __init__(self, send):
+        self.send = send
+        self.tools = dict(BASE_TOOLS)
+
+    def set_admin(self, is_admin):
+        if is_admin:
             self.tools["delete_project"] = delete_project  # the client's cached list is now stale
+        else:
+            self.tools.pop("delete_project", None)

@@ -3,5 +3,5 @@
 CAPABILITIES = {"resources": {"subscribe": True, "listChanged": False}}
 
 
-def on_subscribe(uri, session):
-    return {}  # no watch, no notifications/resources/updated, ever
+def on_subscribe(uri, session, resolve_resource, root, watcher):
+    return {}  # no check, no watch, no notifications/resources/updated, ever

@@ -4,7 +4,6 @@ import json
 import urllib.request
 
 
-def fetch_weather(city):
-    url = f"https://api.weather.example.com/v1/current?city={city}"
+def get_json(url, deadline):
     with urllib.request.urlopen(url) as response:  # no timeout: blocks for ever on a stalled peer
-        return json.load(response)
+        return json.load(response)  # and the deadline is never looked at

@@ -3,8 +3,10 @@
 import urllib.request
 
 
-def create_ticket(request):
-    while True:  # a POST repeated on every error: duplicates, and no end
+def create_ticket(url, body, deadline):
+    request = urllib.request.Request(url, data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
+    while True:  # a POST repeated on every error, at once: duplicates, no end, no deadline
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
                 return response.read()

@@ -6,6 +6,7 @@ import json
 import secrets
 import socket
 import ssl
+import threading
 import time
 from urllib.parse import urljoin, urlsplit
 
@@ -61,28 +62,43 @@ def _checked_address(host, port):
     return str(addresses[0])
 
 
-class _PinnedHTTP(http.client.HTTPConnection):
-    """Connects to the address that was checked, not to whatever the name resolves to next."""
+class _Watchdog:
+    """Shuts a connection down at the deadline, so a read waiting on it (TLS handshake, status line,
+    headers, body) returns at once. A timeout on each read lets a byte a second go on for ever."""
 
-    def __init__(self, host, port, address, timeout):
-        super().__init__(host, port, timeout=timeout)
-        self._address = address
+    def __init__(self, raw, deadline):
+        self.handle = raw.dup()  # a handle of its own: TLS takes the first one over
+        self.timer = threading.Timer(deadline - time.monotonic(), self.handle.shutdown, [socket.SHUT_RDWR])
+        self.timer.start()
+
+    def stop(self):
+        self.timer.cancel()
+        self.timer.join()  # a shutdown under way ends before the handle closes
+        self.handle.close()
+
+
+class _PinnedHTTP(http.client.HTTPConnection):
+    """Connects to the address that was checked, not to whatever the name resolves to next, and
+    holds the deadline over everything read on that connection."""
+
+    def __init__(self, host, port, address, deadline):
+        super().__init__(host, port, timeout=max(deadline - time.monotonic(), 0.01))
+        self._address, self._deadline, self.watchdog = address, deadline, None
+
+    def _dial(self):
+        raw = socket.create_connection((self._address, self.port), self.timeout)
+        self.watchdog = _Watchdog(raw, self._deadline)  # from the first byte on, TLS handshake included
+        return raw
 
     def connect(self):
-        self.sock = self.pinned = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self._dial()
 
 
-class _PinnedHTTPS(http.client.HTTPSConnection):
+class _PinnedHTTPS(_PinnedHTTP):
     """The checked address, with the certificate still verified for the URL's host name."""
 
-    def __init__(self, host, port, address, timeout):
-        self._tls = ssl.create_default_context()
-        super().__init__(host, port, timeout=timeout, context=self._tls)
-        self._address = address
-
     def connect(self):
-        raw = socket.create_connection((self._address, self.port), self.timeout)
-        self.sock = self.pinned = self._tls.wrap_socket(raw, server_hostname=self.host)
+        self.sock = ssl.create_default_context().wrap_socket(self._dial(), server_hostname=self.host)
 
 
 def fetch_public(url):
@@ -104,30 +120,27 @@ def fetch_public(url):
         if remaining <= 0:
             raise TimeoutError("the page took too long")
         connection = (_PinnedHTTPS if parts.scheme == "https" else _PinnedHTTP)(
-            parts.hostname, port, address, remaining)
+            parts.hostname, port, address, deadline)
         try:
             target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
             connection.request("GET", target, headers={"Accept": "text/*",
                                                        "Accept-Encoding": "identity"})
             response = connection.getresponse()
             location = response.getheader("Location")
-            if response.status in (301, 302, 303, 307, 308) and location:
-                url = urljoin(url, location)  # checked at the top of the loop, like the first URL
-                continue
-            body = bytearray()
-            while len(body) <= MAX_BYTES:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise TimeoutError("the page took too long")
-                # a slow trickle cannot outlast the deadline
-                connection.pinned.settimeout(remaining)
-                chunk = response.read1(min(65536, MAX_BYTES + 1 - len(body)))  # one recv at a time
-                if not chunk:
-                    break
-                body += chunk
-            return url, response.status, bytes(body[:MAX_BYTES]), len(body) > MAX_BYTES
+            redirect = response.status in (301, 302, 303, 307, 308) and location
+            body = b"" if redirect else response.read(MAX_BYTES + 1)  # the cap, and one byte to tell
+        except (OSError, http.client.HTTPException):
+            if time.monotonic() < deadline:
+                raise  # refused, reset, not HTTP: a failure of its own
         finally:
+            if connection.watchdog is not None:
+                connection.watchdog.stop()
             connection.close()
+        if time.monotonic() >= deadline:  # the watchdog cut the answer short: it is not the whole page
+            raise TimeoutError("the page took too long")
+        if not redirect:
+            return url, response.status, body[:MAX_BYTES], len(body) > MAX_BYTES
+        url = urljoin(url, location)  # checked at the top of the loop, like the first URL
     raise Refused(f"more than {MAX_REDIRECTS} redirects")
 
 

@@ -9,6 +9,7 @@ def resolve_path(workspace, user_path):
     root = workspace.resolve()
     target = (root / user_path).resolve()
     if not target.is_relative_to(root):
-        print(f"refused path outside the workspace: {user_path}", file=sys.stderr)
+        # log where the request would have landed
+        print(f"refused path outside the workspace: {str(target)!r}", file=sys.stderr)
         raise PermissionError("path is outside the workspace")
     return target

@@ -4,7 +4,6 @@ import base64
 
 
 def resource_contents(uri, data, mime_type):
-    try:
-        return {"uri": uri, "mimeType": mime_type or "text/plain", "text": data.decode("utf-8")}
-    except UnicodeDecodeError:
-        return {"uri": uri, "blob": base64.b64encode(data).decode("ascii")}
+    data = data.replace(b"\r\n", b"\n")  # "one line ending everywhere": a PNG signature holds \r\n
+    return {"uri": uri, "mimeType": mime_type or "application/octet-stream",
+            "blob": base64.b64encode(data).decode("ascii")}

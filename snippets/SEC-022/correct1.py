@@ -3,6 +3,7 @@
 import http.client
 import socket
 import ssl
+import threading
 import time
 from urllib.parse import urljoin, urlsplit
 
@@ -10,48 +11,51 @@ ALLOWED_SCHEMES = ("http", "https")  # an allow-list: file:, ftp:, gopher: and t
 REDIRECTS = (301, 302, 303, 307, 308)
 
 
-def _dial(parts, address, timeout):
-    """A connection for the URL's host name that dials the checked address."""
-    https = parts.scheme == "https"
-    base = http.client.HTTPSConnection if https else http.client.HTTPConnection
-    tls = ssl.create_default_context() if https else None
+class Watchdog:
+    """Shuts a connection down at the deadline, so a read waiting on it (TLS handshake, status line,
+    headers, body) returns at once. A timeout on each read lets a byte a second go on for ever."""
 
-    class Pinned(base):
-        def connect(self):  # the name stays for the Host header and the certificate
-            raw = socket.create_connection((address, self.port), self.timeout)
-            self.sock = self.pinned = tls.wrap_socket(raw, server_hostname=self.host) if tls else raw
+    def __init__(self, raw, deadline):
+        self.handle = raw.dup()  # a handle of its own: TLS takes the first one over
+        self.timer = threading.Timer(deadline - time.monotonic(), self.handle.shutdown, [socket.SHUT_RDWR])
+        self.timer.start()
 
-    return Pinned(parts.hostname, parts.port, timeout=timeout, **({"context": tls} if tls else {}))
+    def stop(self):
+        self.timer.cancel()
+        self.timer.join()  # a shutdown under way ends before the handle closes
+        self.handle.close()
 
 
 def fetch_url(url, policy):
-    deadline = time.monotonic() + policy.seconds  # one deadline for every hop and every read
+    deadline = time.monotonic() + policy.seconds  # one deadline for every hop and every byte
     for _hop in range(policy.max_redirects + 1):
         parts = urlsplit(url)  # urlsplit lower-cases the scheme: FILE: is file:
         if parts.scheme not in ALLOWED_SCHEMES:
             raise PermissionError("only http and https URLs are fetched")
         address = policy.check_url(url)  # every hop: resolved, judged, allow-list applied
-        connection = _dial(parts, address, max(deadline - time.monotonic(), 0.01))
+        https = parts.scheme == "https"
+        kind = http.client.HTTPSConnection if https else http.client.HTTPConnection
+        connection = kind(parts.hostname, parts.port)  # the name stays for Host and the certificate
+        # dial the address that was checked, never the name again
+        raw = socket.create_connection((address, connection.port), max(deadline - time.monotonic(), 0.01))
+        watchdog = Watchdog(raw, deadline)
         try:
+            tls = ssl.create_default_context() if https else None
+            connection.sock = tls.wrap_socket(raw, server_hostname=parts.hostname) if tls else raw
             connection.request("GET", (parts.path or "/") + (f"?{parts.query}" if parts.query else ""))
             response = connection.getresponse()
             location = response.getheader("Location")
-            if response.status in REDIRECTS and location:
-                url = urljoin(url, location)  # checked at the top of the loop, like the first URL
-                continue
-            body = bytearray()
-            while len(body) < policy.max_bytes:  # never more than the cap
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise TimeoutError(f"no complete answer within {policy.seconds:g} s")
-                connection.pinned.settimeout(remaining)  # a trickle cannot outlast the deadline
-                chunk = response.read1(min(65536, policy.max_bytes - len(body)))
-                if not chunk:
-                    break
-                body += chunk
-            return bytes(body)
-        except http.client.HTTPException as exc:
-            raise ConnectionError(f"not a valid HTTP answer ({type(exc).__name__})") from None
+            redirect = response.status in REDIRECTS and location
+            body = b"" if redirect else response.read(policy.max_bytes)  # never more than the cap
+        except (OSError, http.client.HTTPException) as exc:
+            if time.monotonic() < deadline:  # refused, reset, not HTTP: a failure, not a timeout
+                raise ConnectionError(f"the fetch failed ({type(exc).__name__})") from None
         finally:
+            watchdog.stop()
             connection.close()
+        if time.monotonic() >= deadline:  # the watchdog cut the answer short: it is not the whole answer
+            raise TimeoutError(f"no complete answer within {policy.seconds:g} s")
+        if not redirect:
+            return body
+        url = urljoin(url, location)  # checked at the top of the loop, like the first URL
     raise PermissionError(f"more than {policy.max_redirects} redirects")

@@ -3,19 +3,19 @@
 TOOL = {
     "name": "read_text",
     "title": "Read a text file",
-    "description": "Return up to max_chars characters of a file in the workspace, from offset. "
-                   "Use it to read documents and source files; a long file comes in parts, each "
-                   "saying where the next starts. Use search_files to find where something is. "
-                   "No side effects.",
+    "description": "Return up to max_bytes bytes of a file in the workspace (as many characters "
+                   "or fewer), from offset. Use it to read documents and source files; a long "
+                   "file comes in parts, each saying where the next starts. Use search_files to "
+                   "find where something is. No side effects.",
     "inputSchema": {
         "type": "object",
         "properties": {
             "path": {"type": "string", "maxLength": 512,
                      "description": "File path relative to the workspace, e.g. \"docs/guide.md\"."},
             "offset": {"type": "integer", "minimum": 0, "default": 0,
-                       "description": "Character to start at, e.g. 60000 for the second part."},
-            "max_chars": {"type": "integer", "minimum": 1, "maximum": 60000, "default": 60000,
-                          "description": "Characters to return at most (1 to 60,000), e.g. 20000."},
+                       "description": "Byte to start at, e.g. 60000 for the second part."},
+            "max_bytes": {"type": "integer", "minimum": 1024, "maximum": 60000, "default": 60000,
+                          "description": "Bytes to return at most (1,024 to 60,000), e.g. 20000."},
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -26,11 +26,16 @@ TOOL = {
 
 
 def handle(arguments, ctx):
-    text = ctx.resolve_path(arguments["path"]).read_text(encoding="utf-8", errors="replace")
-    start = arguments.get("offset", 0)
-    end = min(start + arguments.get("max_chars", 60000), len(text))
-    part = text[start:end]
-    if end < len(text):
-        part += (f"\n[showing characters {start:,} to {end:,} of {len(text):,}; call read_text "
-                 f"again with offset={end} for the next part]")
+    path = ctx.resolve_path(arguments["path"])
+    start, limit = arguments.get("offset", 0), arguments.get("max_bytes", 60000)
+    with path.open("rb") as file:
+        file.seek(start)
+        data = file.read(limit + 1)  # never the whole file: the part, and one byte to see if more follows
+    end = min(len(data), limit)
+    while 0 < end < len(data) and (data[end] & 0xC0) == 0x80:  # never split a UTF-8 character
+        end -= 1
+    part = data[:end].decode("utf-8", errors="replace")
+    if end < len(data):
+        part += (f"\n[showing bytes {start:,} to {start + end:,} of {path.stat().st_size:,}; call "
+                 f"read_text again with offset={start + end} for the next part]")
     return {"content": [{"type": "text", "text": part}]}
