@@ -79,7 +79,10 @@ class RuleFile(pytest.File):
             return
         for block in rule.blocks:
             if not runs_elsewhere(rule, block):
-                yield BlockItem.from_parent(self, name=f"{rule.id}:{block.kind}{block.index}:run", rule=rule, block=block)
+                run = BlockItem.from_parent(self, name=f"{rule.id}:{block.kind}{block.index}:run", rule=rule, block=block)
+                if _proofs_grouped(self.config):
+                    run.add_marker(pytest.mark.xdist_group(PROOF_GROUP))
+                yield run
         if rule.check != "automated":
             return
         for snippet in rule.snippets:
@@ -180,11 +183,23 @@ class BlockItem(pytest.Item):
         super().__init__(**kwargs)
         self.rule = rule
         self.block = block
+        self.future: Future[BlockVerdict] | None = None
+
+    def start(self, pool: ThreadPoolExecutor, seconds: dict[str, float]) -> None:
+        def timed() -> BlockVerdict:
+            verdict = judge_block(self.rule, self.block)
+            seconds[_item_name(self)] = verdict.seconds
+            return verdict
+
+        if not self.block.norun:
+            self.future = pool.submit(timed)
 
     def runtest(self) -> None:
         if self.block.norun:
             pytest.skip(f"not runnable: {self.block.norun}")
-        verdict = judge_block(self.rule, self.block)
+        if self.future is None and _proofs_grouped(self.config):
+            start_proofs(self.session)
+        verdict = self.future.result() if self.future is not None else judge_block(self.rule, self.block)
         if not verdict.ok:
             raise BlockFailure(verdict)
 
@@ -251,11 +266,15 @@ def _proofs_grouped(config: pytest.Config) -> bool:
     return _xdist_worker(config) and bool(getattr(config.option, "loadgroup", False))
 
 
+def _item_name(item: pytest.Item) -> str:
+    return item.snippet.name if isinstance(item, SnippetItem) else f"{item.block.name}:run"
+
+
 def start_proofs(session: pytest.Session) -> None:
     """Start every selected proof on one thread pool (once per session; nothing when fewer than two)."""
     if POOL_KEY in session.config.stash:
         return
-    items = [i for i in session.items if isinstance(i, SnippetItem) and i.future is None]
+    items = [i for i in session.items if isinstance(i, (SnippetItem, BlockItem)) and i.future is None]
     if len(items) < 2:
         return
     workers = session.config.getoption("--handbook-workers") or default_workers()
@@ -263,7 +282,7 @@ def start_proofs(session: pytest.Session) -> None:
     session.config.stash[POOL_KEY] = pool
     before = proof_times.load()
     session.config.stash[TIMES_KEY] = seconds = {}
-    for item in proof_times.longest_first(items, before, name=lambda i: i.snippet.name):
+    for item in proof_times.longest_first(items, before, name=_item_name):
         item.start(pool, seconds)
 
 

@@ -17,9 +17,10 @@ def toolchain_vocabulary() -> Vocabulary:
     from reference_server.seams import SEAMS
 
     from .probes import PROBES
-    from .promises import PRELUDES, PROMISES
+    from .promises import PRELUDES, PROMISES, load_all
     from .promises.languages import LANGUAGE_CHECKS
 
+    load_all()
     return Vocabulary(
         probes={name: frozenset(p.reasons) for name, p in PROBES.items()},
         seams=frozenset(SEAMS) | {TOOL_SEAM},

@@ -10,6 +10,7 @@ points at ``content/rules/...md:LINE``.
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 import os
 import sys
@@ -39,7 +40,9 @@ def _raised(exc: BaseException, path: str) -> dict[str, str]:
 
 
 def run(job: dict) -> dict[str, str]:
-    from . import PRELUDES, PROMISES, Broken
+    for name in job.get("modules", ()):  # only the modules that register this block's promise and preludes
+        importlib.import_module(name)
+    from .registry import PRELUDES, PROMISES, Broken
 
     path, line = job["path"], int(job["line"])
     module = types.ModuleType("block")

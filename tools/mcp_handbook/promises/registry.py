@@ -12,6 +12,7 @@ A *prelude* is code run in the block's module before the block: the names a frag
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -46,6 +47,8 @@ class Promise:
 PROMISES: dict[str, Promise] = {}
 PRELUDES: dict[str, str] = {}
 """Prelude name -> Python source run in the block's module before the block."""
+PRELUDE_MODULES: dict[str, str] = {}
+"""Prelude name -> the module that registered it (a block's process imports only the modules its block names)."""
 
 
 def promise(name: str, title: str, *, reasons: Mapping[str, str], seconds: float = 30.0) -> Callable[[Check], Check]:
@@ -67,3 +70,4 @@ def prelude(name: str, source: str) -> None:
     if name in PRELUDES:
         raise ValueError(f"prelude {name!r} is registered twice")
     PRELUDES[name] = source
+    PRELUDE_MODULES[name] = sys._getframe(1).f_globals.get("__name__", "")

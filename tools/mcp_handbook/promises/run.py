@@ -24,7 +24,10 @@ from pathlib import Path
 from ..evidence import provable as runs_elsewhere  # noqa: F401 - what a probe proves, the tests do not run here
 from ..model import Rule, Snippet
 from .languages import LANGUAGE_CHECKS
-from .registry import PROMISES
+from . import load_all
+from .registry import PRELUDE_MODULES, PROMISES
+
+load_all()  # judging a block needs every promise's reasons and seconds
 
 DEFAULT_SECONDS = 30.0
 """How long a block without a promise may run."""
@@ -61,8 +64,10 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 def run_python(block: Snippet, seconds: float) -> dict[str, str]:
     """Run a Python block in a process of its own; return the child's outcome (see :mod:`.child`)."""
+    modules = {PRELUDE_MODULES[n] for n in block.needs if n in PRELUDE_MODULES}
+    modules |= {PROMISES[block.promise].source_file} if block.promise in PROMISES else set()
     job = {"code": block.code, "path": block.location.path, "line": block.code_line, "needs": list(block.needs),
-           "promise": block.promise}
+           "promise": block.promise, "modules": sorted(modules)}
     with tempfile.TemporaryDirectory(prefix="hb-block-") as folder:
         process = subprocess.Popen(
             [sys.executable, "-m", "mcp_handbook.promises.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

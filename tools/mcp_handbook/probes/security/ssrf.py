@@ -292,11 +292,25 @@ def _seconds_param(tool: dict[str, Any]) -> float | None:
     return None
 
 
-def _await(session: Any, rid: int, wait: float, listener: Listener) -> dict[str, Any] | str:
+ENDLESS_GRACE = 20.0
+"""Seconds an endless response may go on being read past the tool's own wait while bytes still flow: a tool with a
+byte cap stops the flow itself, so only one without a cap is still reading, and on a busy machine 16 MiB can take
+longer than the wait to arrive."""
+
+
+def _await(session: Any, rid: int, wait: float, listener: Listener, *, endless: bool = False) -> dict[str, Any] | str:
     """The answer to ``rid``, or ``"over_limit"`` once the listener has sent more than :data:`SIZE_LIMIT` on it,
-    or ``"no_answer"`` after ``wait`` seconds."""
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
+    or ``"no_answer"`` after ``wait`` seconds (for an ``endless`` response, once the reading stalls or
+    :data:`ENDLESS_GRACE` more seconds have passed)."""
+    began = time.monotonic()
+    deadline, last_sent, last_flow = began + wait, listener.sent, began
+    while True:
+        now = time.monotonic()
+        if listener.sent != last_sent:
+            last_sent, last_flow = listener.sent, now
+        flowing = endless and now - last_flow < 1.0 and now < deadline + ENDLESS_GRACE
+        if now >= deadline and not flowing:
+            break
         if listener.sent > SIZE_LIMIT:
             return "over_limit"
         try:
@@ -331,7 +345,7 @@ def fetch_bounded(target: Target) -> Finding:
                                  ("/hb-slow-headers", "headers_without_deadline", "a response with trickling headers")):
             url = listener.url(path)
             rid = send_request(session, "tools/call", {"name": name, "arguments": fill_arguments(tool, **{param: url})})
-            answer = _await(session, rid, wait, listener)
+            answer = _await(session, rid, wait, listener, endless=path == "/hb-endless")
             if not listener.seen:
                 return not_applicable(LISTENER_REFUSED, listener.scrub(f"{name}(url={url!r}) -> "
                                       + (show(shown_text(answer), target, 140) if isinstance(answer, dict) else answer)))
