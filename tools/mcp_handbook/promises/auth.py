@@ -351,7 +351,7 @@ def _url_in(message: Any) -> str:
 def _journey(block: ModuleType, starter: str, opener: str) -> str:
     """``starter`` gets the elicitation; ``opener``'s browser opens its URL, signs in at the third party and comes
     back to the server's callback. Returns what the callback did; raises PermissionError where the server refused."""
-    url = urlsplit(_url_in(block.connect_calendar(7, {"sub": starter}, f"session-of-{starter}")))
+    url = urlsplit(_url_in(block.connect_calendar({"sub": starter}, f"session-of-{starter}")))
     if not url.scheme:
         raise RuntimeError("connect_calendar() returned no URL-mode elicitation")
     if url.hostname == SERVER_HOST:  # the server's own connect page: it sees who opened it
@@ -367,7 +367,7 @@ def _journey(block: ModuleType, starter: str, opener: str) -> str:
              "starter_refused": "alice could not complete her own elicitation",
          }, seconds=10)
 def elicitation_bound_to_user(block: ModuleType) -> None:
-    """``connect_calendar(request_id, claims, session_id)`` returns the elicitation; ``open_connect_page(value,
+    """``connect_calendar(claims, session_id)`` returns the elicitation; ``open_connect_page(value,
     browser_user)`` is the server's page (when the URL points there) and returns ``{"redirect": URL}``;
     ``oauth_callback(state, code, browser_user)`` is the redirect back from the third party. A refusal is a
     PermissionError."""

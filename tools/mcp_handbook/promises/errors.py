@@ -20,18 +20,25 @@ REFERENCE = re.compile(r"\breference\s+([A-Za-z0-9-]{6,})", re.I)
 
 
 @promise("error_routed", "the client gets a safe sentence with a reference; the operator's stderr gets the same "
-         "reference, no secret",
+         "reference and the traceback, masked: no secret",
          reasons={
              "exception_text_to_client": "the client-visible result carries the exception's text, type or a path",
              "no_reference": "the client-visible result cites no reference the operator could search for",
              "reference_not_logged": "stderr never mentions the reference the client was given",
+             "traceback_not_logged": "stderr carries no traceback of the failure: the operator cannot find where it "
+                                     "failed",
              "secret_on_stderr": "the operator's stderr line carries the secret from the exception",
          }, seconds=10)
 def error_routed(block: ModuleType) -> None:
-    """``failure(tool, exc)`` returns the client-visible tool result and writes the operator's record to stderr."""
+    """``failure(tool, exc)``, called while the exception is being handled (so it has a traceback), returns the
+    client-visible tool result and writes the operator's record to stderr: the reference and the traceback, with
+    the secret masked."""
     stderr = io.StringIO()
-    with redirect_stderr(stderr):
-        result = block.failure("sync_notes", RuntimeError(FAILURE))
+    try:
+        raise RuntimeError(FAILURE)
+    except RuntimeError as exc:
+        with redirect_stderr(stderr):
+            result = block.failure("sync_notes", exc)
     text = " ".join(str(c.get("text", "")) for c in (result.get("content") or []) if isinstance(c, dict))
     for leaked in (SECRET, "RuntimeError", "/srv/app", "db://"):
         if leaked in text:
@@ -44,3 +51,5 @@ def error_routed(block: ModuleType) -> None:
         raise Broken("reference_not_logged", f"reference {ref.group(1)} is not on stderr: {logged[:200]!r}")
     if SECRET in logged:
         raise Broken("secret_on_stderr", f"stderr: {logged[:200]!r}")
+    if "Traceback (most recent call last)" not in logged or "RuntimeError" not in logged:
+        raise Broken("traceback_not_logged", f"stderr: {logged[:200]!r}")

@@ -23,57 +23,96 @@ from typing import Any
 
 from .registry import Broken, prelude, promise
 
-# -- SEC-013: a closed, bounded schema stands between the caller and the handler ------------------------------------
+# -- SEC-013: arguments are validated before any handler logic uses them -----------------------------------------
 
-_HOSTILE_ARGUMENTS: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("an extra field", {"paths": ["README.md"], "follow_links": True}),
-    ("17 paths", {"paths": ["README.md"] * 17}),
-    ("a 5,000-character path", {"paths": ["a" * 5000]}),
-    ("a number where a path goes", {"paths": [7]}),
-    ("one string instead of a list", {"paths": "README.md"}),
-    ("no paths at all", {}),
+_HOSTILE_ARGUMENTS: tuple[tuple[str, dict[str, Any], bool], ...] = (
+    ("an extra field", {"paths": ["README.md"], "follow_links": True}, False),
+    ("17 paths", {"paths": ["README.md"] * 17}, False),
+    ("a 5,000-character path", {"paths": ["a" * 5000]}, False),
+    ("a number where a path goes", {"paths": [7]}, True),
+    ("one string instead of a list", {"paths": "README.md"}, True),
+    ("no paths at all", {}, True),
 )
-"""Arguments the rule's schema must refuse before any handler runs: (what, arguments)."""
+"""Arguments a ``paths`` tool must refuse: (what, arguments, refused by any contract). The last three break any
+contract of a tool that reads a list of paths; the first three break the closed, bounded schema this handbook
+advises, and are sent only to a block whose own declared ``inputSchema`` refuses them."""
 
 
-def _workspace_context(root: Path) -> SimpleNamespace:
-    """The ``ctx`` a handler gets: the workspace and a contained resolver (SEC-001)."""
+class _HandlerReached(Exception):
+    """Raised by the recording context the moment handler logic touches the workspace."""
 
-    def resolve_path(user_path: str) -> Path:
+
+def _workspace_context(root: Path, *, record: list[str] | None = None) -> SimpleNamespace:
+    """The ``ctx`` a handler gets: the workspace and a contained resolver (SEC-001). With ``record``, the first use
+    of either is noted there and stops the call: handler logic reached the workspace."""
+
+    def resolve_path(user_path: Any) -> Path:
+        if record is not None:
+            record.append(f"ctx.resolve_path({user_path!r:.60})")
+            raise _HandlerReached()
         target = (root / user_path).resolve()
         if not target.is_relative_to(root):
             raise PermissionError(f"path is outside the workspace: {user_path!r}")
         return target
 
-    return SimpleNamespace(workspace=root, resolve_path=resolve_path)
+    if record is None:
+        return SimpleNamespace(workspace=root, resolve_path=resolve_path)
+
+    class _Recording(SimpleNamespace):
+        def __getattribute__(self, name: str) -> Any:
+            if name == "workspace":
+                record.append("ctx.workspace")
+                raise _HandlerReached()
+            return super().__getattribute__(name)
+
+    return _Recording(resolve_path=resolve_path)
 
 
-@promise("closed_bounded_schema", "the tool's schema refuses an extra field, too many or too long paths and a wrong "
-         "type before the handler runs; a valid call still reaches the handler",
-         reasons={"reached_handler": "an argument the schema should refuse would reach the handler",
-                  "valid_call_refused": "the schema refuses an ordinary, valid call"}, seconds=20)
-def closed_bounded_schema(block: ModuleType) -> None:
-    """Play the server's dispatcher: validate each call against the block's ``TOOL["inputSchema"]`` (JSON Schema
-    2020-12) and run ``handle`` only for a call that passes. A block without a schema has nothing in the way."""
+def _refused(result: Any) -> bool:
+    return isinstance(result, Mapping) and result.get("isError") is True
+
+
+@promise("validated_before_handler", "arguments the tool's contract refuses are refused, as a tool error, before "
+         "any handler logic reaches the workspace; a valid call still reaches the handler",
+         reasons={"reached_handler": "an argument the tool's contract refuses reached handler logic, raised out of "
+                                     "the tool, or was served",
+                  "valid_call_refused": "an ordinary, valid call was refused"}, seconds=20)
+def validated_before_handler(block: ModuleType) -> None:
+    """Drive the block's own entry point: ``call_tool(arguments, ctx)`` when it defines one (its dispatcher),
+    ``handle(arguments, ctx)`` otherwise. Each hostile argument must come back as a result with ``isError: true``,
+    without the call raising and without anything touching ``ctx`` (the workspace and its resolver); then
+    ``{"paths": ["README.md"]}`` must return the file's text. The bound-breaking arguments are sent only when the
+    block's declared ``TOOL["inputSchema"]`` refuses them (JSON Schema 2020-12): validation in code, against the
+    contract the tool declares, keeps the promise as well as a schema validator does."""
     import jsonschema
 
+    entry = getattr(block, "call_tool", None) or getattr(block, "handle")
     schema = (getattr(block, "TOOL", None) or {}).get("inputSchema")
     validator = None
     if schema is not None:
         jsonschema.Draft202012Validator.check_schema(schema)
         validator = jsonschema.Draft202012Validator(schema)
-    for what, arguments in _HOSTILE_ARGUMENTS:
-        if validator is None or validator.is_valid(arguments):
-            shown = repr(arguments)[:120]
-            raise Broken("reached_handler", f"{what} ({shown}) passes {'no schema' if validator is None else 'the schema'}"
-                                            " and would be handed to handle()")
     with tempfile.TemporaryDirectory(prefix="hb-ws-") as folder:
         root = Path(folder).resolve()
         (root / "README.md").write_text("hb-readme\n", encoding="utf-8")
+        for what, arguments, always in _HOSTILE_ARGUMENTS:
+            if not always and validator is not None and validator.is_valid(arguments):
+                continue  # the tool's declared contract allows it
+            shown = repr(arguments)[:120]
+            touched: list[str] = []
+            try:
+                result = entry(arguments, _workspace_context(root, record=touched))
+            except _HandlerReached:
+                raise Broken("reached_handler", f"{what} ({shown}) reached handler logic: {touched[0]}") from None
+            except Exception as exc:
+                raise Broken("reached_handler", f"{what} ({shown}) was not refused: the call raised "
+                                                f"{type(exc).__name__}: {exc}"[:300]) from None
+            if not _refused(result):
+                raise Broken("reached_handler", f"{what} ({shown}) was served: {result!r:.160}")
         valid = {"paths": ["README.md"]}
-        if not validator.is_valid(valid):
-            raise Broken("valid_call_refused", f"the schema refuses {valid!r}")
-        result = block.handle(valid, _workspace_context(root))
+        result = entry(valid, _workspace_context(root))
+    if _refused(result):
+        raise Broken("valid_call_refused", f"{valid!r} was refused: {result!r:.200}")
     if "hb-readme" not in repr(result):
         raise AssertionError(f"a valid call reached the handler but its result lacks the file's text: {result!r:.200}")
 

@@ -7,10 +7,15 @@ invented id fails whichever of its own requests carries that id. The probe sends
 lines (each judged on its code and id), then the hostile frames a fuzz test throws at a reader (deep
 nesting, ``NaN``, a byte-order mark, CRLF, ids that are huge, boolean, objects or overflow a double;
 each judged on one answer whose id is its own or null), each followed by a ``ping`` that must be answered.
+
+The batch is judged only in a session of 2025-06-18 or later, which removed batching: 2025-03-26 requires a
+server to receive batches, and 2024-11-05 defers to JSON-RPC 2.0, which allows them. A single -32600 for a batch
+is this handbook's reading of the removal (JSON-RPC 2.0's answer to an array it does not accept as a batch).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..registry import probe
@@ -20,10 +25,11 @@ from ._common import answers_between, describe, same_id
 NULL = object()
 """A hostile frame's id when it carries none the server could read."""
 
+BATCH = "a batch (removed in 2025-06-18)"
 MALFORMED: tuple[tuple[str, bytes, int, Any], ...] = (  # label, frame, code, acceptable id besides null
     ("truncated JSON", b'{"jsonrpc": "2.0", "id": 41, "method": "pi', -32700, None),
     ("invalid UTF-8", b'\xff\xfe\xfd', -32700, None),
-    ("a batch (removed in 2025-06-18)", b'[{"jsonrpc": "2.0", "id": 42, "method": "ping"}]', -32600, None),
+    (BATCH, b'[{"jsonrpc": "2.0", "id": 42, "method": "ping"}]', -32600, None),
     ("an empty array", b'[]', -32600, None),
     ("a bare number", b'42', -32600, None),
     ("a bare string", b'"ping"', -32600, None),
@@ -31,6 +37,16 @@ MALFORMED: tuple[tuple[str, bytes, int, Any], ...] = (  # label, frame, code, ac
     ("jsonrpc 1.0", b'{"jsonrpc": "1.0", "id": "hb-v1", "method": "ping"}', -32600, "hb-v1"),
 )
 """Lines with a known right answer: exactly one error with this code."""
+BATCHLESS = "2025-06-18"
+"""The first revision without JSON-RPC batches: before it, a batch is served, not refused."""
+_REVISION = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def batches_allowed(version: Any) -> bool:
+    """Whether the negotiated revision allows batches: 2025-03-26 (which requires receiving them) and 2024-11-05
+    (which defers to JSON-RPC 2.0)."""
+    return isinstance(version, str) and bool(_REVISION.fullmatch(version)) and version < BATCHLESS
+
 
 HOSTILE: tuple[tuple[str, bytes, Any], ...] = (  # label, frame, the id it carries (NULL: none readable)
     ("truncated JSON", b'{"jsonrpc":"2.0","id":1,"method":', NULL),
@@ -64,10 +80,14 @@ answer, whose id is the frame's own or null."""
 def malformed_message_errors(target: Target) -> Finding:
     """Bad JSON -32700 and non-request JSON -32600, each answered once with a null id; hostile frames answered
     once with their own id or null; serving goes on after each."""
-    session, _init = handshake(target)
+    session, init = handshake(target)
     evidence: list[str] = []
     problems: list[tuple[str, str]] = []  # (reason, what happened)
+    version = init.get("protocolVersion")
     for label, frame, code, echo in MALFORMED:
+        if label == BATCH and batches_allowed(version):
+            evidence.append(f"--- {label}: not sent; the session negotiated {version}, in which a batch is served")
+            continue
         try:
             answers = answers_between(session, frame, timeout=target.timeout)
         except WireTimeout as exc:

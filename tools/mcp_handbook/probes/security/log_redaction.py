@@ -2,12 +2,18 @@
 
 Servers log the arguments of calls they refuse or fail, and arguments carry credentials nested in
 objects and lists under names like ``client_secret`` or ``Authorization``. Logs are kept, shipped and
-shared far more widely than the secrets they end up holding. The probe turns on debug logging, sends the
-canary under such keys at several depths in an extra argument, and reads stderr and every
-``notifications/message``: the canary must appear in none of them.
+shared far more widely than the secrets they end up holding. The probe turns on debug logging, sends a
+fresh random value under such keys at several depths in an extra argument, and reads stderr and every
+``notifications/message``: the value must appear in none of them.
+
+The value is minted for this run and is *not* the canary: the canary is also in the server's environment
+(``HB_CANARY``, ``API_TOKEN``), so a server that masks its own environment values, with no redaction by key
+at all, would hide it and pass. Only a value the server has never seen can be hidden by its key alone.
 """
 
 from __future__ import annotations
+
+import secrets as _secrets
 
 from ..registry import probe
 from ..support import (
@@ -22,7 +28,11 @@ from ._common import pipeline
 def secrets_redacted_in_logs(target: Target) -> Finding:
     """Send secret-named values nested in arguments with debug logging on; neither stderr nor notifications may show them."""
     session, init, tools = session_with_tools(target)
-    secret = target.canary
+    secret = f"hb-logged-{_secrets.token_hex(8)}"  # not the canary: nothing in the server's environment holds it
+
+    def hide(text: str) -> str:  # evidence never shows the value, nor the canary
+        return mask(text, target).replace(secret, "<SECRET>")
+
     context = {"api_token": secret, "settings": {"client_secret": secret, "retry": 2},
                "headers": [{"Authorization": f"Bearer {secret}"}], "db": {"password": secret}}
     evidence = []
@@ -38,16 +48,17 @@ def secrets_redacted_in_logs(target: Target) -> Finding:
     calls = [(t["name"], {**fill_arguments(t), "hb_probe_context": context}) for t in candidates]
     for name, _arguments, response in pipeline(session, calls, timeout=target.timeout):
         evidence.append(f"{name}(…, hb_probe_context={{api_token, settings.client_secret, headers[0].Authorization, "
-                        f"db.password}}) -> {show(response, target, 140) if response else 'no answer'}")
+                        f"db.password}}) -> {show(hide(compact(response, 10_000)), target, 140) if response else 'no answer'}")
     session.close(grace=1.0)
     stderr = [ln.text for ln in session.stderr_lines]
     notes = [m.line.text for m in session.stdout
              if isinstance(m.value, dict) and m.value.get("method") == "notifications/message"]
-    leaks = [f"stderr: {mask(line, target)[:240]}" for line in stderr if secret in line]
-    leaks += [f"notifications/message: {mask(line, target)[:240]}" for line in notes if secret in line]
-    seen = [f"logged: {mask(line, target)[:240]}" for line in [*stderr, *notes] if "hb_probe_context" in line][:3]
+    leaks = [f"stderr: {hide(line)[:240]}" for line in stderr if secret in line]
+    leaks += [f"notifications/message: {hide(line)[:240]}" for line in notes if secret in line]
+    seen = [f"logged: {hide(line)[:240]}" for line in [*stderr, *notes] if "hb_probe_context" in line][:3]
     if leaks:
-        return failed("secret_in_log", f"{len(leaks)} log record(s) carry a secret sent under a secret-looking key",
+        return failed("secret_in_log", f"{len(leaks)} log record(s) carry a value sent under a secret-looking key",
                       *leaks[:6], *evidence)
-    return passed(f"{len(stderr)} stderr line(s) and {len(notes)} log notification(s) inspected; no secret value appears",
+    return passed(f"{len(stderr)} stderr line(s) and {len(notes)} log notification(s) inspected; the value sent under "
+                  "secret-looking keys appears in none",
                   *seen, *evidence)
