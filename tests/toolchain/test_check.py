@@ -138,7 +138,7 @@ x
 @pytest.mark.parametrize(
     ("spec", "citation", "expected"),
     [
-        ("", "The MCP specification, Transports, stdio.", {("HB014", 25)}),
+        ("", "The MCP specification, Transports, stdio.", {("HB014", 26)}),
         ("spec: 2025-11-25 basic/transports#stdio\n", "The MCP specification, Transports, stdio.", set()),
         ("", "MCP specification 2025-11-25, Transports, *stdio*.", set()),
         ("", "JSON-RPC 2.0 specification, section 5.", set()),  # not a protocol rule
