@@ -1,4 +1,5 @@
-"""Promises of the transport gate's manual rules: one stdout writer (TRN-010) and the Host/Origin guard (TRN-005).
+"""Promises of the transport gate's blocks that no probe proves: one stdout writer (TRN-010), authentication on
+every request (TRN-005) and the Host/Origin guard shown as ASGI middleware (TRN-013).
 
 Each check drives the block's own functions in this process: no server, no socket, no network.
 """
@@ -136,20 +137,22 @@ def one_stdout_writer(block: ModuleType) -> None:
         _tasks(block, record)
 
 
-# --- TRN-005: the Host/Origin guard -------------------------------------------------------------------------------
+# --- TRN-013: the Host/Origin guard -------------------------------------------------------------------------------
 
 SERVED = "127.0.0.1:8000"
 """The address the rule's blocks serve; the guard is asked about it and about foreign names."""
 
 
-def _ask(guard_class: type, host: str | None, origin: str | None) -> tuple[int, bool]:
-    """Send one request through the guard: (its status, whether the app behind it was reached)."""
+def _through(middleware: Any, headers: list[tuple[bytes, bytes]], *,
+             answer_headers: list[tuple[bytes, bytes]] | None = None) -> tuple[int, bool, dict[bytes, bytes]]:
+    """Send one POST /mcp through ``middleware(app)``, the ASGI app it builds around a stand-in MCP app: (the
+    status, whether the stand-in was reached, the response headers with names lower-cased)."""
     reached: list[bool] = []
     sent: list[dict[str, Any]] = []
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         reached.append(True)
-        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.start", "status": 200, "headers": list(answer_headers or [])})
         await send({"type": "http.response.body", "body": b"{}"})
 
     async def receive() -> dict[str, Any]:
@@ -158,15 +161,23 @@ def _ask(guard_class: type, host: str | None, origin: str | None) -> tuple[int, 
     async def send(event: dict[str, Any]) -> None:
         sent.append(event)
 
-    headers = [(b"content-type", b"application/json")]
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "scheme": "https", "client": ("127.0.0.1", 50000),
+             "server": ("127.0.0.1", 8000), "headers": [(b"content-type", b"application/json"), *headers]}
+    asyncio.run(asyncio.wait_for(middleware(app)(scope, receive, send), 5))
+    start = next((e for e in sent if e.get("type") == "http.response.start"), {})
+    answered = {bytes(k).lower(): bytes(v) for k, v in start.get("headers", [])}
+    return int(start.get("status", 0)), bool(reached), answered
+
+
+def _ask(guard_class: type, host: str | None, origin: str | None) -> tuple[int, bool]:
+    """Send one request through the Host/Origin guard: (its status, whether the app behind it was reached)."""
+    headers: list[tuple[bytes, bytes]] = []
     if host is not None:
         headers.append((b"host", host.encode()))
     if origin is not None:
         headers.append((b"origin", origin.encode()))
-    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": headers}
-    asyncio.run(asyncio.wait_for(guard_class(app)(scope, receive, send), 5))
-    status = next((e["status"] for e in sent if e.get("type") == "http.response.start"), 0)
-    return status, bool(reached)
+    status, reached, _ = _through(guard_class, headers)
+    return status, reached
 
 
 @promise("host_origin_guard", f"a guard for a server on {SERVED} refuses a foreign Host or Origin and passes its own",
@@ -188,3 +199,50 @@ def host_origin_guard(block: ModuleType) -> None:
         status, reached = _ask(guard, SERVED, origin)
         if reached or status != 403:
             raise Broken("foreign_origin_served", f"Origin {origin}: status {status}, app reached: {reached}")
+
+
+# --- TRN-005: authentication on every request; a session id is not a credential ---------------------------------
+
+GOOD_TOKEN = "hb-token-alice-7c1e"
+"""The one bearer token the check's verifier accepts (as user ``alice``)."""
+SESSION = b"hb-session-5b0d9e2f4a7c4e1f8d3a6b9c0e2f4a6b"
+"""The session id the app behind the middleware hands out on the first authenticated request."""
+
+
+def _verify_token(token: str) -> str | None:
+    """The verifier the check passes to ``RequireAuth``: the user a token belongs to, or None."""
+    return "alice" if token == GOOD_TOKEN else None
+
+
+@promise("auth_every_request", "middleware authenticates every request; a known session id is no credential",
+         reasons={"unauthenticated_served": "a request without credentials, or with a forged token, reached the app",
+                  "no_challenge": "a request without credentials got no 401 with a WWW-Authenticate header",
+                  "session_taken_as_auth": "a request with a valid Mcp-Session-Id and no credentials reached the app",
+                  "own_request_refused": "a request with a valid bearer token was refused"}, seconds=20)
+def auth_every_request(block: ModuleType) -> None:
+    """Drive ``RequireAuth(app, verify_token)`` with an ASGI app behind it that opens a session."""
+    def middleware(app: Any) -> Any:
+        return block.RequireAuth(app, _verify_token)
+
+    bearer = (b"authorization", f"Bearer {GOOD_TOKEN}".encode())
+    opened = [(b"mcp-session-id", SESSION)]
+    status, reached, _ = _through(middleware, [bearer], answer_headers=opened)  # initialize: the session opens
+    if not reached:
+        raise Broken("own_request_refused", f"a request with a valid bearer token got {status}")
+    status, reached, _ = _through(middleware, [bearer, (b"mcp-session-id", SESSION)])
+    if not reached:
+        raise Broken("own_request_refused", f"a request with a valid bearer token and its session id got {status}")
+    for what, headers in (("no Authorization header", []),
+                          ("a forged bearer token", [(b"authorization", b"Bearer hb-token-forged-0000")])):
+        status, reached, answered = _through(middleware, headers)
+        if reached:
+            raise Broken("unauthenticated_served", f"a request with {what} reached the app (status {status})")
+        if status != 401 or not answered.get(b"www-authenticate", b"").strip():
+            raise Broken("no_challenge", f"a request with {what} got {status}, "
+                                         f"WWW-Authenticate {answered.get(b'www-authenticate')!r}; expected 401 with a challenge")
+    status, reached, _ = _through(middleware, [(b"mcp-session-id", SESSION)])
+    if reached:
+        raise Broken("session_taken_as_auth", f"a request with the session id {SESSION.decode()} and no credentials "
+                                              f"reached the app (status {status})")
+    if status != 401:
+        raise Broken("no_challenge", f"a request with a session id and no credentials got {status}, not 401")

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..registry import probe
 from ..support import (
-    Finding, Target, WireSession, WireTimeout, compact, failed, not_applicable, passed, session_with_tools,
+    Finding, Target, WireSession, WireTimeout, compact, error_code, failed, not_applicable, passed, session_with_tools,
 )
 from ._common import LEVEL_RANK, read_only_first
 
@@ -40,6 +40,7 @@ def _set_level(session: WireSession, level: str, timeout: float) -> dict[str, An
            "below_level_sent": "a notifications/message below the level set arrived after logging/setLevel",
            "bad_level_name": "a notifications/message carries a level that is not a syslog level name",
            "unknown_level_accepted": "logging/setLevel accepted (or never answered) the unknown level 'verbose' instead of -32602",
+           "unknown_level_wrong_code": "logging/setLevel refused the unknown level 'verbose' with another error code than -32602",
        })
 def log_level_honoured(target: Target) -> Finding:
     """logging/setLevel debug, then error: after error, no notifications/message below error arrive."""
@@ -96,6 +97,9 @@ def log_level_honoured(target: Target) -> Finding:
         problems.append(("unknown_level_accepted", "logging/setLevel accepted the unknown level 'verbose' (expected -32602)"))
     elif "error" not in bad_level:
         problems.append(("unknown_level_accepted", "logging/setLevel with the unknown level 'verbose' got no answer"))
+    elif error_code(bad_level) != -32602:
+        problems.append(("unknown_level_wrong_code", f"logging/setLevel refused the unknown level 'verbose' with "
+                         f"{compact(error_code(bad_level), 40)}, not -32602 (Invalid params, the specification's SHOULD)"))
     if problems:
         return failed(problems[0][0], f"{len(problems)} logging/setLevel problem(s)", *[text for _, text in problems],
                       *evidence)

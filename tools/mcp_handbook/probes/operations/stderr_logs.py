@@ -1,5 +1,7 @@
 """Every stderr line is one JSON event with an ISO 8601 timestamp (``ts``), a syslog ``level`` and an ``event``.
 
+The level is compared as written: ``WARNING`` is Python's name, not the protocol's ``warning``.
+
 stderr is where a stdio server's operator looks, and hosts collect it line by line: free text cannot be
 filtered or alerted on, and a record spread over several lines (a pretty-printed object, a raw
 traceback) is cut into fragments by every collector. The probe runs an ordinary session with two
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
+from ...bounded_json import loads as bounded_loads
 from ..registry import probe
 from ..support import Finding, Target, failed, not_applicable, passed, session_with_tools
 from ._common import LEVEL_RANK
@@ -19,7 +22,7 @@ from ._common import LEVEL_RANK
 def _log_line_problem(text: str) -> tuple[str, str] | None:
     """(reason, what is wrong) for a stderr line that is not a structured event; None when it is one."""
     try:
-        record = json.loads(text)
+        record = bounded_loads(text)  # a line nested too deep is not an event either (TooDeep is a ValueError)
     except ValueError:
         return "not_json", "not JSON"
     if not isinstance(record, dict):
@@ -33,8 +36,8 @@ def _log_line_problem(text: str) -> tuple[str, str] | None:
         return "bad_timestamp", f"ts {record['ts']!r} is not ISO 8601"
     if when.tzinfo is None:
         return "bad_timestamp", f"ts {record['ts']!r} has no time zone"
-    if record["level"].lower() not in LEVEL_RANK:
-        return "bad_level", f"level {record['level']!r} is not a syslog level name"
+    if record["level"] not in LEVEL_RANK:  # the protocol's names, as written (OPS-009 judges them the same way)
+        return "bad_level", f"level {record['level']!r} is not a syslog level name as the protocol writes it (lower case)"
     return None
 
 
@@ -43,7 +46,7 @@ def _log_line_problem(text: str) -> tuple[str, str] | None:
            "not_json": "a stderr line is not a JSON object (free text, or one line of a record spread over several)",
            "missing_fields": "a stderr line is a JSON object without a non-empty string ts, level or event",
            "bad_timestamp": "a stderr line's ts is not an ISO 8601 time with a time zone",
-           "bad_level": "a stderr line's level is not a syslog level name",
+           "bad_level": "a stderr line's level is not a syslog level name in the protocol's lower case",
        })
 def structured_stderr(target: Target) -> Finding:
     """An ordinary session, then EOF: every stderr line is one JSON object with ts, level and event."""

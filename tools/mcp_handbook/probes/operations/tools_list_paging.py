@@ -3,14 +3,16 @@
 A client pages through ``tools/list`` with the opaque cursors the server hands out. If two listings differ
 in order, or a tool appears on two pages, the client's view of the tool set is wrong; if a cursor it did
 not issue silently restarts (or skips) the listing, a client with a stale or damaged cursor never learns
-that it missed tools. The probe lists every page twice, then sends cursors the server never issued.
+that it missed tools. The probe lists every page twice, then sends cursors the server never issued. A server
+that hands out no ``nextCursor`` in either listing does not page: the rule does not apply to it (N/A).
 """
 
 from __future__ import annotations
 
 from ..registry import probe
 from ..support import (
-    compact, error_code, failed, Finding, handshake, passed, silence_reason, Target, WireSession, WireTimeout,
+    compact, error_code, failed, Finding, handshake, not_applicable, passed, silence_reason, Target, WireSession,
+    WireTimeout,
 )
 
 
@@ -59,23 +61,22 @@ def tools_list_paging(target: Target) -> Finding:
     evidence: list[str] = []
     try:
         first, cursors = _listing(session, target.timeout)
-        second, _ = _listing(session, target.timeout)
+        second, later_cursors = _listing(session, target.timeout)
     except _BadListing as exc:
         return failed(exc.reason, f"tools/list could not be read: {exc}", *session.transcript(limit=8))
     except WireTimeout as exc:
         return failed(silence_reason(session), f"tools/list could not be read: {exc}", *session.transcript(limit=8))
     evidence.append(f"{len(first)} tool(s) in {len(cursors) + 1} page(s): {compact(first, 200)}")
+    if not cursors and not later_cursors:  # it does not page: what it does with a cursor loses the client nothing
+        return not_applicable(f"does not apply: the rule is for servers that page tools/list; two listings returned "
+                              f"all {len(first)} tool(s) on one page and handed out no nextCursor", *evidence)
     duplicates = sorted({str(n) for n in first if first.count(n) > 1})
     if duplicates:
         problems.append(("duplicate_names", f"tool name(s) listed more than once across pages: {', '.join(duplicates)}"))
     if first != second:
         problems.append(("unstable_listing", f"two listings differ in order or content: {compact(second, 200)}"))
-    bogus = ["hb-probe-not-a-cursor"]
-    if cursors:
-        real = cursors[0]
-        bogus.append(real[:-1] + ("A" if real[-1] != "A" else "B"))
-    else:
-        bogus.append("1")  # the server issued no cursor at all, so every cursor is one it never issued
+    real = (cursors or later_cursors)[0]
+    bogus = ["hb-probe-not-a-cursor", real[:-1] + ("A" if real[-1] != "A" else "B")]
     for cursor in bogus:
         try:
             response = session.request("tools/list", {"cursor": cursor}, timeout=target.timeout)

@@ -1,0 +1,66 @@
+"""Transport and operations probe readings an independent review found wrong (doctrine 1.3.0), each against a
+small server that shows it; every case here read differently before the fix."""
+
+from __future__ import annotations
+
+import secrets
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcp_handbook.probes import PROBES, Target
+from mcp_handbook.verify import minimal_env
+
+QUIRKS = Path(__file__).resolve().parent / "quirks"
+
+
+def _run(probe: str, tmp_path: Path, script: str, *args: str):
+    canary = f"hb-canary-{secrets.token_hex(8)}"
+    target = Target(argv=[sys.executable, str(QUIRKS / script), *args], workspace=tmp_path,
+                    env=minimal_env(home=tmp_path, HB_CANARY=canary), canary=canary, allow_tool_calls=frozenset(),
+                    timeout=3.0)
+    try:
+        return PROBES[probe].run(target)
+    finally:
+        target.stop_all()
+
+
+def test_silence_on_server_discover_from_a_server_that_serves_2026_07_28_fails(tmp_path: Path) -> None:
+    """TRN-018: the probe used to stop at the silence and call the server legacy (N/A)."""
+    finding = _run("modern_discover", tmp_path, "trn_discover_quirks.py", "--silent-discover")
+    assert finding.status == "FAIL", finding
+    assert finding.reason == "discover_refused"
+    assert "unanswered" in finding.summary
+
+
+def test_a_discovery_result_without_2026_07_28_does_not_apply_when_that_revision_is_not_served(tmp_path: Path) -> None:
+    """TRN-018: the probe used to fail a result leaving out 2026-07-28 from a server that does not serve it."""
+    finding = _run("modern_discover", tmp_path, "trn_discover_quirks.py", "--other-versions")
+    assert finding.status == "N/A", finding
+    assert finding.summary.startswith("does not apply: the server does not speak 2026-07-28"), finding.summary
+
+
+@pytest.mark.parametrize(("code", "status"), [(-32603, "FAIL"), (-32601, "FAIL"), (-32602, "PASS")])
+def test_an_unknown_log_level_must_get_invalid_params(tmp_path: Path, code: int, status: str) -> None:
+    """OPS-009: any error used to pass for the unknown level 'verbose'."""
+    finding = _run("log_level_honoured", tmp_path, "ops_quirks.py", "--unknown-level-code", str(code))
+    assert finding.status == status, finding
+    if status == "FAIL":
+        assert finding.reason == "unknown_level_wrong_code"
+
+
+@pytest.mark.parametrize(("case", "status"), [("upper", "FAIL"), ("lower", "PASS")])
+def test_a_stderr_level_is_compared_as_the_protocol_writes_it(tmp_path: Path, case: str, status: str) -> None:
+    """OPS-008: the probe used to lower-case the level, so Python's WARNING passed while OPS-009 refused it."""
+    finding = _run("structured_stderr", tmp_path, "ops_quirks.py", "--level-case", case)
+    assert finding.status == status, finding
+    if status == "FAIL":
+        assert finding.reason == "bad_level"
+
+
+def test_a_server_that_hands_out_no_cursor_is_outside_the_paging_rule(tmp_path: Path) -> None:
+    """OPS-004: a one-page server that ignores a cursor used to FAIL with invalid_cursor_accepted."""
+    finding = _run("tools_list_paging", tmp_path, "ops_quirks.py")
+    assert finding.status == "N/A", finding
+    assert finding.summary.startswith("does not apply:"), finding.summary
