@@ -2,7 +2,9 @@
 # Rule OPS-003, WRONG block 2; mounted at seam server_capabilities.
 def server_capabilities():
     return {
-        "protocolVersion": "2025-11-25",
+        "protocolVersion": "2025-11-25",  # not a capability at all
         "tools": ["read_file", "list_directory", "search_files", "append_note", "run_command"],
-        "features": {"streaming": True, "idempotency": True},
+        "resources": {"listChanged": False},
+        "prompts": {"listChanged": False},
+        "logging": True,  # a flag where the schema has an object
     }

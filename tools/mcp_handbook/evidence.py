@@ -57,7 +57,7 @@ _SCRUBS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?Z?"), "<time>"),
     (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"), "<uuid>"),
     (re.compile(r"\b(ref(?:erence)?\W{0,3})[0-9a-f]{8}\b"), r"\1<ref>"),
-    (re.compile(r"""(cursor\W{1,4})[A-Za-z0-9+/_=-]{8,}"""), r"\1<cursor>"),
+    (re.compile(r"""((?i:cursor)\W{1,4})[A-Za-z0-9+/_=-]{8,}"""), r"\1<cursor>"),
     (re.compile(r"\b\d+\.\d+ ?s\b|\b\d+ ms\b"), "<duration>"),
     (re.compile(r"\b(pid |still running: |processes inspected: )\d+"), r"\1<pid>"),
     (re.compile(r"\b(127\.0\.0\.1|localhost|0\.0\.0\.0):\d+"), r"\1:<port>"),

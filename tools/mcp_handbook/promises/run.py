@@ -48,9 +48,18 @@ class BlockVerdict:
     seconds: float = 0.0
 
 
+def _library_paths() -> list[str]:
+    """Where this Python's installed libraries are: the block's process starts without ``site`` (``-S``: its ``.pth``
+    hooks cost more than most blocks), so they are named on its path instead."""
+    import site
+
+    found = [*site.getsitepackages(), site.getusersitepackages()]
+    return [p for p in dict.fromkeys(found) if os.path.isdir(p)]
+
+
 def _environment(home: str) -> dict[str, str]:
     keep = {k: os.environ[k] for k in ("PATH", "LANG", "LC_ALL", "SYSTEMROOT", "VIRTUAL_ENV") if k in os.environ}
-    path = os.pathsep.join(p for p in (str(TOOLS_DIR), os.environ.get("PYTHONPATH", "")) if p)
+    path = os.pathsep.join(p for p in (str(TOOLS_DIR), os.environ.get("PYTHONPATH", ""), *_library_paths()) if p)
     return {**keep, "HOME": home, "TMPDIR": home, "PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
 
 
@@ -70,7 +79,7 @@ def run_python(block: Snippet, seconds: float) -> dict[str, str]:
            "promise": block.promise, "modules": sorted(modules)}
     with tempfile.TemporaryDirectory(prefix="hb-block-") as folder:
         process = subprocess.Popen(
-            [sys.executable, "-m", "mcp_handbook.promises.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [sys.executable, "-S", "-m", "mcp_handbook.promises.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, cwd=folder, env=_environment(folder), start_new_session=True,
         )
         try:

@@ -32,7 +32,7 @@ def quotes_block(rule: Rule) -> str:
     for quote in rule.quotes:
         source = str(quote.get("from") or rule.spec)
         url = spec_url(source)
-        cite = f'<a href="{escape(url)}">{escape(source)}</a>' if url else escape(source)
+        cite = f'<a class="hb-spec-link" href="{escape(url)}">{escape(source)}</a>' if url else escape(source)
         items.append(f'<p class="hb-quote-text">“{_code_spans(str(quote.get("text", "")))}”</p>'
                      f'<p class="hb-quote-source">— MCP specification {cite}</p>')
     return '<blockquote class="hb-quote">' + "".join(items) + "</blockquote>\n"
