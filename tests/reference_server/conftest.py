@@ -120,6 +120,7 @@ class RawClient(WireSession):
     def wait(self, timeout: float = 5.0) -> int:
         code = self.proc.wait(timeout=timeout)
         self.wait_stdout_eof(2)
+        self.wait_eof(2, "stderr")  # its last log line may still be in the pipe when it exits (seen under load)
         return code
 
     def stop(self) -> None:
