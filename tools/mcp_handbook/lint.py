@@ -13,6 +13,7 @@ import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from .evidence import provable
 from .fields import FIELDS_BY_NAME
 from .model import Corpus, Diagnostic, Location, Rule, Snippet
 from .seams import TOOL_SEAM
@@ -245,7 +246,7 @@ def blocks_run(corpus: Corpus, known: Vocabulary | None = None) -> Iterable[Diag
     for rule in corpus.rules:
         for block in rule.blocks:
             where = (block.location.path, block.location.line)
-            proved = rule.check == "automated" and block.language == "python" and bool(block.seam)
+            proved = provable(rule, block)
             if proved and (block.promise or block.norun):
                 yield _diag(*where, "HB037", f"{block.name} is proved by probe {rule.probe!r}: promise= and norun= do not apply",
                             "remove promise= / norun=; the probe is its check")

@@ -78,7 +78,3 @@ LANGUAGE_CHECKS: dict[str, Callable[[str], str | None]] = {
     "shell": check_shell,
 }
 """Fence language -> its check. ``python`` runs in :mod:`.child`; any other language needs ``norun="why"``."""
-
-TOOL_OF = {"json": "Python's json", "yaml": "PyYAML (actionlint for a workflow)", "yml": "PyYAML (actionlint for a workflow)",
-           "toml": "Python's tomllib", "sh": "bash -n and shellcheck", "bash": "bash -n and shellcheck", "shell": "bash -n and shellcheck"}
-"""What checks a block of each language, in words, for the page."""
