@@ -185,8 +185,10 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    whole_process = argv is None  # run as the program itself, not called by other code sharing this process
     argv = sys.argv[1:] if argv is None else argv
     args = parser(requested_command(argv)).parse_args(argv)
+    args.whole_process = whole_process
     try:
         return args.func(args)
     except UsageError as exc:

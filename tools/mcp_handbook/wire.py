@@ -2,7 +2,10 @@
 
 It speaks newline-delimited JSON-RPC by hand (no SDK), so that it can send
 what a well-behaved client never would and record every byte the server
-writes. It never waits without a deadline and never holds an unbounded line.
+writes. It never waits without a deadline and never holds an unbounded line, and no output can kill its readers:
+a line too long to keep is recorded cut, JSON nested too deep is refused (:mod:`.bounded_json`), a flood is drained
+and dropped. What made the server's stdout unreadable is kept as the session's :attr:`WireSession.defect`, so every
+wait ends at once with that cause instead of running out its own timeout.
 """
 
 from __future__ import annotations
@@ -22,13 +25,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import procs
+from .bounded_json import MAX_DEPTH, TooDeep
+from .bounded_json import loads as bounded_loads
+
 MAX_LINE_BYTES = 8 * 1024 * 1024
 """Longest stdout line kept whole; longer lines are recorded truncated."""
 MAX_CAPTURE_BYTES = 32 * 1024 * 1024
-"""Total stdout kept; beyond it output is drained and dropped (a flood)."""
+"""Bytes kept per stream (a line cut at MAX_LINE_BYTES counts what was kept); beyond it output is drained and
+dropped (a flood)."""
 MAX_CAPTURE_LINES = 200_000
 """Lines kept per stream; beyond it output is drained and dropped (a flood of short or empty lines)."""
+FLOOD_LINES = 1000
+"""Non-JSON stdout lines in a row, with no message between them, that make a flood rather than a banner or a log
+line per request: past it nothing the server writes can be read as an answer."""
+FLOOD_BYTES = 4 * 1024 * 1024
+"""Non-JSON stdout bytes in a row that make a flood, whatever the lines' length."""
 CHUNK = 65536
+DRAIN_CHUNK = 1024 * 1024
+"""Read size once a stream is flooded: what follows is only counted, so fewer, larger reads."""
 
 
 INHERITED_IGNORES = (signal.SIGINT, signal.SIGQUIT)
@@ -89,7 +104,18 @@ class WireTimeout(Exception):
 class _Capture:
     lines: list[Line] = field(default_factory=list)
     bytes_seen: int = 0
+    """Every byte read, kept or not."""
+    kept: int = 0
+    """Bytes kept in ``lines``."""
     flooded: bool = False
+
+
+NON_JSON = "the server wrote non-JSON to stdout"
+
+
+def oversize_text(size: int) -> str:
+    return (f"the server wrote a {size:,}-byte line, longer than the {MAX_LINE_BYTES:,} bytes the auditor reads as one "
+            "message")
 
 
 class JsonRpcClient:
@@ -135,6 +161,7 @@ class WireSession(JsonRpcClient):
         cwd: Path,
         env: dict[str, str],
         pass_fds: Sequence[int] = (),
+        marker: str | None = None,
     ) -> None:
         self.argv = list(argv)
         self.started = time.monotonic()
@@ -161,7 +188,21 @@ class WireSession(JsonRpcClient):
         self._waiting = {"stdout": False, "stderr": False}
         """True while a reader is blocked in (or about to enter) ``read``: it holds no line it has not emitted."""
         self._garbage_at = 0.0
+        self._garbage_why = ""
         self._last_out_at = 0.0
+        self._garbage_run = (0, 0)
+        """Non-JSON stdout lines and bytes since the last JSON value."""
+        self._garbage_first = ""
+        self.defect = ""
+        """Why this session's stdout can no longer be read as protocol (a flood, JSON nested too deep, a reader that
+        failed), in one sentence; "" while it can. Every wait on the session ends at once with it."""
+        self.unreadable = ""
+        """The first stdout line that could not be read at all (longer than MAX_LINE_BYTES); "" when none."""
+        self.killed: list[procs.Proc] = []
+        """Processes outside the server's process group that held its pipes and were killed when it closed."""
+        self._pipes = procs.pipe_links(*(p.fileno() for p in (self.proc.stdin, self.proc.stdout, self.proc.stderr) if p))
+        self.marker = marker
+        """A string only this server's processes carry in their environment (the audit's canary), or None."""
         self._next_id = 0
         self.request_meta: dict[str, Any] | None = None
         """``params._meta`` added to every request that has none (the 2026-07-28 era); None in the handshake era."""
@@ -174,10 +215,26 @@ class WireSession(JsonRpcClient):
 
     # -- reading -----------------------------------------------------------
     def _pump(self, pipe: Any, name: str, cap: _Capture) -> None:
+        """Read one stream to its end. Nothing the server writes may end this thread early: a reader that died would
+        leave the pipe full, the server blocked and every later wait to run out its timeout."""
         fd = pipe.fileno()
+        try:
+            self._read_lines(fd, name, cap)
+        except BaseException as exc:  # noqa: BLE001 - a bug here must become a finding, not a silent dead thread
+            with self._lock:
+                if name == "stdout" and not self.defect:
+                    self.defect = f"the auditor's reader of its stdout failed: {type(exc).__name__}: {exc}"
+                self._lock.notify_all()
+            self._drain(fd, name, cap)
+        finally:
+            with self._lock:
+                self._eof[name] = True
+                self._lock.notify_all()
+
+    def _read_lines(self, fd: int, name: str, cap: _Capture) -> None:
         pending = bytearray()
         pending_size = 0
-        while True:
+        while not cap.flooded:
             with self._lock:
                 self._waiting[name] = True
             try:
@@ -202,35 +259,85 @@ class WireSession(JsonRpcClient):
                 pending.clear()
                 pending_size = 0
                 start = nl + 1
+        else:  # flooded: what follows is counted and dropped, never split into lines
+            self._drain(fd, name, cap)
+            return
         if pending_size:
             self._emit(name, cap, bytes(pending), pending_size, terminated=False)
-        with self._lock:
-            self._eof[name] = True
-            self._lock.notify_all()
+
+    def _drain(self, fd: int, name: str, cap: _Capture) -> None:
+        """Read to the end and keep nothing, so a flooding server is never blocked on a full pipe (it would then
+        hold whatever else it was doing) and the pipe closes when it exits."""
+        while True:
+            with self._lock:
+                self._waiting[name] = True
+            try:
+                chunk = os.read(fd, DRAIN_CHUNK)
+            except OSError:
+                chunk = b""
+            with self._lock:
+                self._waiting[name] = False
+                cap.bytes_seen += len(chunk)
+            if not chunk:
+                return
+
+    def _parse(self, data: bytes, size: int) -> tuple[Any, str]:
+        """A stdout line's value and, when it has none, why: not JSON, too long to keep, or nested too deep."""
+        if size > MAX_LINE_BYTES:
+            return None, oversize_text(size)
+        try:
+            return bounded_loads(data), ""
+        except TooDeep:
+            return None, (f"the server wrote a JSON message nested more than {MAX_DEPTH} levels deep (a {size:,}-byte "
+                          "line), deeper than the auditor reads as one message")
+        except ValueError:
+            return None, NON_JSON
 
     def _emit(self, name: str, cap: _Capture, data: bytes, size: int, *, terminated: bool) -> None:
         at = time.monotonic() - self.started
+        value, why = self._parse(data, size) if name == "stdout" else (None, "")  # outside the lock: a big line takes time
         with self._lock:
             cap.bytes_seen += size + 1  # the newline counts: a flood of empty lines is still a flood
-            if cap.bytes_seen > MAX_CAPTURE_BYTES or len(cap.lines) >= MAX_CAPTURE_LINES:
+            kept = min(size, MAX_LINE_BYTES) + 1
+            if cap.kept + kept > MAX_CAPTURE_BYTES or len(cap.lines) >= MAX_CAPTURE_LINES:
                 cap.flooded = True
+                if name == "stdout" and not self.defect:
+                    self.defect = (f"the server flooded stdout: more than {MAX_CAPTURE_BYTES // 2**20} MiB or "
+                                   f"{MAX_CAPTURE_LINES:,} lines")
                 self._lock.notify_all()
                 return
+            cap.kept += kept
             text = data.decode("utf-8", errors="replace")
             line = Line(name, text if size <= MAX_LINE_BYTES else text + " …[truncated]", size, at, terminated)
             cap.lines.append(line)
             if name == "stdout":
-                try:
-                    value = json.loads(data) if size <= MAX_LINE_BYTES else None
-                except ValueError:
-                    value = None
                 msg = Message(line, value)
                 self._last_out_at = at
-                if value is None:
-                    self._garbage_at = at
+                if why:
+                    self._garbage_at, self._garbage_why = at, why
+                    self._note_unreadable(why, text, size)
+                else:
+                    self._garbage_run = (0, 0)
                 self._messages.append(msg)
                 self._all.append(msg)
             self._lock.notify_all()
+
+    def _note_unreadable(self, why: str, text: str, size: int) -> None:
+        """Keep what a stdout line that is not a message says about the session (the lock is held)."""
+        if why != NON_JSON:
+            if size > MAX_LINE_BYTES:
+                self.unreadable = self.unreadable or why  # one line lost; the session reads on
+            elif not self.defect:
+                self.defect = why  # nested too deep: a client's reader dies on it
+            return
+        lines, size_run = self._garbage_run
+        lines, size_run = lines + 1, size_run + size + 1
+        self._garbage_run = (lines, size_run)
+        if lines == 1:
+            self._garbage_first = text[:80]
+        if not self.defect and (lines > FLOOD_LINES or size_run > FLOOD_BYTES):
+            self.defect = (f"the server flooded stdout with non-JSON: {lines:,} lines ({size_run:,} bytes) in a row "
+                           f"with no message between them (first: {self._garbage_first!r})")
 
     # -- writing -----------------------------------------------------------
     def send_raw(self, data: bytes, *, timeout: float = 10.0) -> bool:
@@ -279,11 +386,13 @@ class WireSession(JsonRpcClient):
                     if isinstance(v, dict) and v.get("id") == rid and ("result" in v or "error" in v):
                         self._messages.remove(msg)
                         return v
+                if self.defect:
+                    raise WireTimeout(f"no response to id {rid!r}: {self.defect}")
                 if self._eof["stdout"] or self._out.flooded:
                     raise WireTimeout(f"no response to id {rid!r}: server {'flooded stdout' if self._out.flooded else 'closed stdout'}")
                 now = time.monotonic()
                 if self._garbage_at >= began and now - self.started - self._last_out_at >= garbage_grace:
-                    raise WireTimeout(f"no parseable response to id {rid!r}: the server wrote non-JSON to stdout")
+                    raise WireTimeout(f"no parseable response to id {rid!r}: {self._garbage_why}")
                 left = deadline - now
                 if left <= 0:
                     raise WireTimeout(f"no response to id {rid!r} within {timeout:.1f}s")
@@ -299,7 +408,7 @@ class WireSession(JsonRpcClient):
                         self._messages.remove(msg)
                         return msg
                 left = deadline - time.monotonic()
-                if left <= 0 or self._eof["stdout"]:
+                if left <= 0 or self._eof["stdout"] or self.defect:
                     return None
                 self._lock.wait(left)
 
@@ -308,7 +417,7 @@ class WireSession(JsonRpcClient):
         timeout. It wakes as soon as the line is in, where a poll would sleep out its interval."""
         deadline = time.monotonic() + timeout
         with self._lock:
-            while len(self._all) <= count and not self._eof["stdout"] and not self._out.flooded:
+            while len(self._all) <= count and not self._eof["stdout"] and not self._out.flooded and not self.defect:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
@@ -341,9 +450,23 @@ class WireSession(JsonRpcClient):
             self.signal(signal.SIGKILL)
             code = self._wait(grace)
         self.kill_group()
+        if not self.wait_eof(0.1, strict=True):  # a process outside the group holds the pipes: it would keep them open
+            self.kill_holders()
         for t in self._readers:
             t.join(timeout=1.0)
         return code
+
+    def kill_holders(self) -> list[procs.Proc]:
+        """Kill every process that still holds this session's pipes once the server's group is gone (one that
+        left the group: ``setsid``, a daemon), so the readers reach end of file and nothing outlives the session.
+        A child of this process is killed only when it carries :attr:`marker` (another session's server being
+        started holds copies of every pipe between its fork and its exec, and carries no marker yet)."""
+        me = os.getpid()
+        found = [p for p in procs.holding(self._pipes) if p.ppid != me or (self.marker and procs.marked(p, self.marker))]
+        killed = procs.kill(found)
+        with self._lock:
+            self.killed += killed
+        return killed
 
     def _wait(self, timeout: float) -> int | None:
         try:
@@ -386,23 +509,33 @@ class WireSession(JsonRpcClient):
 
     @property
     def stdout_flooded(self) -> bool:
-        return self._out.flooded
+        return self._out.flooded or self.defect.startswith("the server flooded stdout")
 
     def wait_stdout_eof(self, timeout: float) -> bool:
         return self.wait_eof(timeout, "stdout")
 
-    def wait_eof(self, timeout: float, *streams: str) -> bool:
+    def wait_eof(self, timeout: float, *streams: str, strict: bool = False) -> bool:
         """Wait until the named pipes (both when none is named) reach end of file, so every line the process
-        wrote before it exited has been read: its exit does not mean its reader threads have caught up."""
+        wrote before it exited has been read: its exit does not mean its reader threads have caught up. Unless
+        ``strict``, a pipe the exited server left to a process outside its group counts once all it holds is read."""
         names = streams or ("stdout", "stderr")
         deadline = time.monotonic() + timeout
         with self._lock:
             while not all(self._eof[name] for name in names):
+                if not strict and self._drained(names):
+                    return True
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
-                self._lock.wait(left)
+                self._lock.wait(min(left, 0.05))
         return True
+
+    def _drained(self, names: Sequence[str]) -> bool:
+        """The server has exited and its pipes hold nothing unread: whatever keeps them open is a process it left
+        behind, not the server, so nothing more of the server's is coming (the lock is held)."""
+        if self.proc.poll() is None:
+            return False
+        return all(self._eof[n] or (self._waiting[n] and self._unread(n) == 0) for n in names)
 
     def _unread(self, name: str) -> int:
         """Bytes written to the pipe that its reader has not taken yet (0 once it is closed)."""
@@ -415,16 +548,26 @@ class WireSession(JsonRpcClient):
     def settle(self, timeout: float = 2.0, *, quiet: float = 0.05) -> bool:
         """Wait until every line the server has written so far has been read: both pipes empty, both readers
         back in ``read``, and no new line for ``quiet`` seconds. A line's time is when it was read, not written,
-        so a probe that splits stderr at a moment (before and after a signal) settles first. False on timeout."""
+        so a probe that splits stderr at a moment (before and after a signal) settles first. A server that is never
+        quiet (a logger that writes without pause) has settled once six samples in a row found all it had written
+        when the wait began read; a flooded stream is only drained, so it is settled too. False on timeout."""
         deadline = time.monotonic() + timeout
+        streams = (("stdout", self._out), ("stderr", self._err))
+        with self._lock:
+            goal = {n: cap.bytes_seen + self._unread(n) for n, cap in streams}
         seen = None
+        caught_in_a_row = 0
         while time.monotonic() < deadline:
             with self._lock:
-                idle = all(self._eof[n] or (self._waiting[n] and self._unread(n) == 0) for n in ("stdout", "stderr"))
+                idle = {n: self._eof[n] or cap.flooded or (self._waiting[n] and self._unread(n) == 0) for n, cap in streams}
+                caught = all(idle[n] or cap.bytes_seen >= goal[n] for n, cap in streams)
                 count = (len(self._out.lines), len(self._err.lines))
-            if idle and count == seen:
+            if all(idle.values()) and count == seen:
                 return True
-            seen = count if idle else None
+            caught_in_a_row = caught_in_a_row + 1 if caught else 0
+            if caught_in_a_row >= 6:  # never quiet: what was written before the wait is read, the rest keeps coming
+                return True
+            seen = count if all(idle.values()) else None
             time.sleep(quiet)
         return False
 

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from .. import load_corpus
+from .. import load_corpus, procs
 from ..fields import PROFILES
 from ..model import Corpus
 from .engine import ERAS, AuditError, run_audit
@@ -150,6 +150,10 @@ def _audit(args: argparse.Namespace) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None  # a cancelled CI job: stop the servers too
+    if main_thread and getattr(args, "whole_process", False):
+        # the process is the audit's alone: an orphan of a server is re-parented here, where the audit kills it (in a
+        # process other code shares, a child it did not start could be that code's, so only marked ones are killed)
+        procs.become_subreaper()
     try:
         result = run_audit(corpus, command, options=options)
     except AuditError as exc:

@@ -4,7 +4,11 @@ The probes are the verifier's own (the ``PROBES`` table, named by each rule's
 ``probe``), so an audit finding and a snippet's proof mean the same thing.
 What the engine adds is safety: a fresh workspace and minimal environment per
 probe, a tool-call guard, a deadline per probe, one for the whole audit, and
-every server process group killed whatever happens.
+every server process group killed whatever happens, then every process the
+server left outside its group (:mod:`..procs`). A server whose stdout stops
+being readable as protocol (a flood, JSON nested too deep) is reported once,
+on TRN-001, and the probes that needed that stdout are not run or not believed:
+N/A, not checked, with that cause, never a FAIL each.
 """
 
 from __future__ import annotations
@@ -19,9 +23,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .. import procs
 from ..model import Corpus, Rule
 from ..probes.registry import Probe
-from ..probes.support import MODERN_REVISION, Finding, Target, failed, mask, not_applicable
+from ..probes.support import GENERIC_REASONS, MODERN_REVISION, Finding, Target, failed, mask, not_applicable
 from .applies import does_not_apply
 from .contain import Contained
 from .guard import ToolCallGuard
@@ -79,6 +84,23 @@ class _Targets:
         for target in self.made:
             target.kill()
 
+    def sweep(self, spared: set[int]) -> list[str]:
+        """Kill what the servers left running anywhere, and say what: processes that held a session's pipes (killed
+        as it closed), processes that carry this audit's canary in their environment, and, when the auditor is a
+        child subreaper, any child of it that is not one of ``spared`` (its children before the audit)."""
+        killed = [p for target in self.made for s in target.sessions for p in getattr(s, "killed", ())]
+        how = {p.pid: "held the server's pipes" for p in killed}
+        late = procs.kill(procs.carrying(self.canary))
+        how.update({p.pid: "carried the audit's canary in its environment" for p in late})
+        if procs.is_subreaper():
+            mine = [p for p in procs.children() if p.pid not in spared]
+            orphans = procs.kill([p for p in mine if p.state not in ("Z", "X")])
+            how.update({p.pid: "was re-parented to the auditor" for p in orphans if p.pid not in how})
+            late += orphans
+            procs.reap([p for p in mine if p.state in ("Z", "X")])  # orphans that ended by themselves
+        seen: dict[int, procs.Proc] = {p.pid: p for p in [*killed, *late]}
+        return [f"{p.describe()}: {how[p.pid]}" for p in seen.values()]
+
     def make(self, name: str, *, wait: float, guard: ToolCallGuard, allow: frozenset[str] | None,
              modern: bool = False) -> AuditTarget:
         home = self.root / f"{len(self.made) + 1:03d}-{name}"
@@ -121,6 +143,7 @@ def _preflight(targets: _Targets, options: AuditOptions, deadline: float) -> tup
             # the abandoned thread may still write to ``facts``: go on from a copy that says what happened
             return ServerFacts(problem=f"the handshake did not finish within {run.limit:.1f} s"), run
         run.finished.wait(0.02)
+    facts.defect = _defect(target)
     return facts, run
 
 
@@ -133,12 +156,14 @@ def _probe_wait(facts: ServerFacts, options: AuditOptions, jobs: int) -> float:
     return max(options.wait, 3 * facts.startup * crowding)
 
 
-def _schedule(queue: deque[Contained], *, jobs: int, deadline: float, budget: float) -> dict[str, Contained]:
-    """Run the probes, ``jobs`` at a time; stop any that overrun its own limit or the audit's."""
+def _schedule(queue: deque[Contained], *, jobs: int, deadline: float, budget: float) -> tuple[dict[str, Contained], str]:
+    """Run the probes, ``jobs`` at a time; stop any that overrun its own limit or the audit's. Once a finished probe's
+    server showed a :func:`_defect`, start no more (the rest would meet it too): return it with the runs."""
     running: list[Contained] = []
     finished: dict[str, Contained] = {}
+    halted = ""
     try:
-        while queue or running:
+        while (queue and not halted) or running:
             now = time.monotonic()
             for run in list(running):
                 if now >= deadline and not run.done:
@@ -148,7 +173,8 @@ def _schedule(queue: deque[Contained], *, jobs: int, deadline: float, budget: fl
                 if run.done or run.killed:
                     running.remove(run)
                     finished[run.name] = run
-            while queue and len(running) < jobs and now < deadline:
+                    halted = halted or _defect(run.target)
+            while queue and len(running) < jobs and now < deadline and not halted:
                 run = queue.popleft()
                 run.start()
                 running.append(run)
@@ -160,7 +186,46 @@ def _schedule(queue: deque[Contained], *, jobs: int, deadline: float, budget: fl
             if not run.done:
                 run.stop("the audit stopped before the probe finished")
             finished[run.name] = run
-    return finished
+    return finished, halted
+
+
+def _defect(target: AuditTarget) -> str:
+    """What made one of the target's sessions unreadable as protocol (a flood, JSON nested too deep), or ""."""
+    return next((d for s in target.sessions if (d := getattr(s, "defect", ""))), "")
+
+
+def _trouble(target: AuditTarget) -> str:
+    """Why what a probe saw cannot be trusted to judge by: a :func:`_defect`, or a line too long to read."""
+    return _defect(target) or next((u for s in target.sessions if (u := getattr(s, "unreadable", ""))), "")
+
+
+def _not_believed(finding: Finding, target: AuditTarget) -> Finding:
+    """A FAIL met on a session whose stdout could not all be read. After a :func:`_defect` nothing it saw can be
+    trusted: N/A, not checked, with the cause (the FAIL the probe gave kept as evidence). After one line too long to
+    read, only a FAIL for want of an answer (a generic reason) is not checked; a FAIL the probe judged on what it
+    could see stands, with a note of the line it could not."""
+    cause = _trouble(target)
+    if finding.status != "FAIL" or not cause:
+        return finding
+    if _defect(target) or finding.reason in GENERIC_REASONS:
+        return not_applicable(f"not checked: {cause}", f"the probe, unable to read it, said FAIL: {finding.summary}",
+                              *finding.evidence)
+    return replace(finding, evidence=(f"note: {cause}; an answer in it was not seen", *finding.evidence))
+
+
+STDOUT_PROBE = "stdout_jsonrpc_only"
+"""The probe of TRN-001 (stdout carries JSON-RPC messages only): the one rule a :func:`_defect` breaks."""
+
+
+def _stdout_unreadable(cause: str, own: Finding | None, target: AuditTarget) -> Finding:
+    """TRN-001's verdict when the server's stdout stopped being readable: its own probe's FAIL when it saw the
+    same, else a FAIL that names the cause."""
+    if own is not None and own.status == "FAIL" and own.reason == "non_jsonrpc_stdout":
+        return own
+    seen = next((s for s in target.sessions if getattr(s, "defect", "")), target.sessions[-1] if target.sessions else None)
+    rows = tuple(seen.transcript(limit=6)) if seen is not None else ()
+    return failed("non_jsonrpc_stdout", f"stdout stopped carrying messages a client can read: {cause}; the audit "
+                  "stopped there", *rows)
 
 
 def run_audit(
@@ -177,6 +242,7 @@ def run_audit(
         argv, program_dir = resolve_command(command)
     started = time.monotonic()
     deadline = started + options.timeout
+    spared = {p.pid for p in procs.children()} if procs.is_subreaper() else set()
     # an abandoned probe or an escaped grandchild may still hold a file in there: never fail on cleanup
     with tempfile.TemporaryDirectory(prefix="hb-audit-", ignore_cleanup_errors=True) as tmp:
         targets = _Targets(Path(tmp), argv, program_dir, f"hb-canary-{secrets.token_hex(8)}", options.roots,
@@ -190,22 +256,34 @@ def run_audit(
                       if r.id not in elsewhere and (why := _unreachable(r, probes.get(name), facts))}
             runnable = {name: rules for name, rules in plan.items()
                         if any(r.id not in elsewhere and r.id not in unseen for r in rules)}
-            if not facts.answered:  # every probe would meet the same wall and wait on it again: report it once
+            if not facts.answered or facts.defect:  # every probe would meet the same wall again: report it once
                 runnable = {}
             jobs = _jobs(options)
             queue, verdicts = _queue(runnable, probes, targets, facts, options, jobs=jobs)
-            runs = _schedule(queue, jobs=jobs, deadline=deadline, budget=options.timeout)
+            runs, halted = _schedule(queue, jobs=jobs, deadline=deadline, budget=options.timeout)
         except BaseException:  # Ctrl-C, SIGTERM: the servers run in their own sessions and would live on
             targets.kill_all()
+            targets.sweep(spared)
             raise
+        stopped = mask(facts.defect if facts.answered else "", pre.target) or mask(halted, pre.target)
         for run in queue:
-            verdicts[run.name] = not_applicable(f"not run: the audit's {options.timeout:g} s time budget ran out first")
+            verdicts[run.name] = not_applicable(f"not checked: {stopped}" if stopped else
+                                                f"not run: the audit's {options.timeout:g} s time budget ran out first")
         if not facts.answered:
             verdicts = {name: _from_preflight(name, facts) for name in plan}
         canary = [f"{name}: {seen}" for name, run in [("preflight", pre), *runs.items()] for seen in run.target.canary_sightings()]
         for name, run in runs.items():
-            verdicts[name] = _with_canary(run.finding(), name, canary)
+            verdicts[name] = _not_believed(_with_canary(run.finding(), name, canary), run.target)
+        if stopped:
+            for name in plan:
+                verdicts.setdefault(name, not_applicable(f"not checked: {stopped}"))
+            if STDOUT_PROBE in plan:
+                own = runs[STDOUT_PROBE] if STDOUT_PROBE in runs else None
+                verdicts[STDOUT_PROBE] = _stdout_unreadable(stopped, own.finding() if own else None,
+                                                            own.target if own else pre.target)
         verdicts = {name: _masked(finding, pre.target) for name, finding in verdicts.items()}
+        killed = targets.sweep(spared)
+        unread = [u for target in targets.made for s in target.sessions if (u := getattr(s, "unreadable", ""))]
         findings = tuple(
             RuleFinding(rule, name, not_applicable(elsewhere[rule.id]), 0.0, na=DOES_NOT_APPLY) if rule.id in elsewhere
             else RuleFinding(rule, name, not_applicable(unseen[rule.id]), 0.0, na=NOT_CHECKED) if rule.id in unseen
@@ -214,7 +292,8 @@ def run_audit(
             for name, rules in plan.items() for rule in rules
         )
     return AuditResult(tuple(argv) or (options.url or "",), facts, findings, tuple(canary), time.monotonic() - started,
-                       options)
+                       options, stopped=stopped, unread=tuple(dict.fromkeys(unread)),
+                       killed=tuple(mask(k, pre.target) for k in killed))
 
 
 STDIO_ONLY = ("not checked: stdio-only probe (it judges the server's process: its stderr, signals, stdin, environment "

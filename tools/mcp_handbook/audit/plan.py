@@ -71,6 +71,14 @@ class AuditResult:
     """Where the canary secret came back (``probe: stream of server process N: excerpt``)."""
     seconds: float
     options: AuditOptions
+    stopped: str = ""
+    """Why the audit stopped judging the server (its stdout flooded, or carried JSON nested too deep): the rules that
+    needed its stdout are N/A, not checked, with this cause; "" when nothing stopped it."""
+    unread: tuple[str, ...] = ()
+    """What the server wrote that could not be read at all (a line longer than the auditor reads), each once; the
+    probes that met it are N/A, not checked, with that cause."""
+    killed: tuple[str, ...] = ()
+    """Processes the server left running outside its process group that the auditor had to kill, described."""
 
     def counts(self) -> dict[str, dict[str, int]]:
         table = {sev: {s: 0 for s in STATUSES} for sev in SEVERITIES}
@@ -92,5 +100,5 @@ class AuditResult:
     @property
     def exit_code(self) -> int:
         """1 when a HIGH rule of the gate's profile failed (the same gate as ``mcp-handbook report``), or when the
-        server could not be audited at all (it never completed the handshake); else 0."""
-        return 1 if self.gating() or not self.facts.answered else 0
+        server could not be audited at all (it never completed the handshake) or to the end (:attr:`stopped`); else 0."""
+        return 1 if self.gating() or not self.facts.answered or self.stopped else 0

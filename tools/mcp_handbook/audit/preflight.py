@@ -16,10 +16,7 @@ from typing import Any
 from ..probes.support import (
     MODERN_REVISION, Finding, Target, WireTimeout, compact, discover, failed, is_jsonrpc_message, list_tools, mask, passed,
 )
-from ..wire import MAX_LINE_BYTES, WireSession
-
-FLOOD_LINES = 1000
-"""More non-JSON lines than this before any answer is a flood, not a banner."""
+from ..wire import FLOOD_LINES, MAX_LINE_BYTES, WireSession
 
 
 @dataclass(slots=True)
@@ -52,6 +49,9 @@ class ServerFacts:
     """It answered ``initialize`` (the handshake era)."""
     modern: bool | None = None
     """It answered ``server/discover`` (2026-07-28); None when it was not asked."""
+    defect: str = ""
+    """What made the server's stdout unreadable during the preflight (a flood, JSON nested too deep), in one
+    sentence; "" when nothing did. The audit then runs no probe that needs that stdout."""
     era: str = "handshake"
     """The era the probes speak: ``handshake`` when the server answered ``initialize``, else ``2026-07-28``
     (rules about one era run their own requests whatever this is)."""
@@ -75,8 +75,9 @@ def _what_happened(session: WireSession, exc: Exception, target: Target) -> str:
     """A hostile server's behaviour, named: crashed, flooded, wrote garbage, or stayed silent. What it wrote is
     quoted with the canary masked before any cut: this sentence goes to the console and the worksheet."""
     garbage = [m for m in session.stdout if m.value is None]
-    if session.stdout_flooded:
-        return "it flooded stdout (more than 32 MiB without an answer)"
+    if session.defect:  # a flood, JSON nested too deep: named by the reader that saw it
+        return "it" + mask(session.defect, target).removeprefix("the server") if session.defect.startswith("the server") \
+            else mask(session.defect, target)
     code = session.wait_exit(0.2)
     if code is not None:
         err = [ln.text for ln in session.stderr_lines][-1:]

@@ -13,6 +13,9 @@ from ..fields import FINDING_KIND, SEVERITIES
 from .plan import DOES_NOT_APPLY, AuditOptions, AuditResult
 from .sheet import clean
 
+UNREAD_MARK = "bytes the auditor reads as one message"
+"""What every note of a line too long to read says (:func:`~mcp_handbook.wire.oversize_text`)."""
+
 
 def tool_calls_line(options: AuditOptions) -> str:
     """Which tools the probes could call, and on whose word."""
@@ -36,9 +39,11 @@ def summary_lines(result: AuditResult, *, worksheet: Path, fmt: str, manual: int
     ]
     if not result.facts.answered:
         lines.insert(0, f"NOT AUDITED: {clean(result.facts.describe())}; every rule is N/A, not checked")
+    elif result.stopped:
+        lines.insert(0, f"STOPPED: {clean(result.stopped)[:400]}; every rule that needed its answers is N/A, not checked")
     unchecked = result.not_checked()
     unchecked_security = [f for f in unchecked if f.rule.basis == "security"]
-    if unchecked_security and result.facts.answered:
+    if unchecked_security and result.facts.answered and not result.stopped:
         ids = ", ".join(f.rule.id for f in unchecked_security)
         lines.insert(0, f"NOT CHECKED: {len(unchecked_security)} security rule(s) could not be checked and are not known to be safe: {ids}")
     elsewhere = sum(1 for f in result.findings if f.na == DOES_NOT_APPLY)
@@ -52,6 +57,17 @@ def summary_lines(result: AuditResult, *, worksheet: Path, fmt: str, manual: int
     if result.canary:
         lines.append(f"secret canary came back {len(result.canary)} time(s):")
         lines += [f"  {clean(seen)[:300]}" for seen in result.canary[:5]]
+    if result.unread:
+        met = sum(1 for f in result.findings
+                  if any(UNREAD_MARK in text for text in (f.finding.summary, *f.finding.evidence)))
+        more = f" (and {len(result.unread) - 1} more such line(s))" if len(result.unread) > 1 else ""
+        lines.append(f"UNREAD: {clean(result.unread[0])[:300]}{more}; {met} rule(s) whose probes met one say so "
+                     "(N/A, not checked, or a note on their FAIL)")
+    if result.killed:
+        lines.append(f"killed {len(result.killed)} process(es) the server left running outside its process group:")
+        lines += [f"  {clean(k)[:300]}" for k in result.killed[:5]]
+        if len(result.killed) > 5:
+            lines.append(f"  … and {len(result.killed) - 5} more")
     if not result.facts.answered and "exited" in result.facts.problem:
         lines.append("  (the server runs in an empty temporary directory: give file paths in its command as absolute paths)")
     lines.append(f"{worksheet}: wrote the worksheet ({fmt}; {checked} checked, {manual} manual item(s) left for the reviewer)")
@@ -61,5 +77,7 @@ def summary_lines(result: AuditResult, *, worksheet: Path, fmt: str, manual: int
     verdict = f"{gating} HIGH rule(s) of the {gate} profile failed: exit 1" if gating else f"no HIGH rule of the {gate} profile failed: exit 0"
     if not result.facts.answered:
         verdict = "the server could not be audited (no rule was checked): exit 1"
+    elif result.stopped and not gating:
+        verdict = "the audit stopped before the server could be judged: exit 1"
     lines.append(verdict + (f" ({other} other HIGH failure(s) are recommendations outside the profile)" if other else ""))
     return lines

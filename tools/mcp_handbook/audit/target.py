@@ -46,9 +46,10 @@ def audit_env(workspace: Path, canary: str, *, program_dir: Path | None, tmp: Pa
 class GuardedSession(WireSession):
     """A wire session whose every outgoing frame passes the tool-call guard first."""
 
-    def __init__(self, argv: Sequence[str], *, cwd: Path, env: dict[str, str], pass_fds: Sequence[int], guard: ToolCallGuard) -> None:
+    def __init__(self, argv: Sequence[str], *, cwd: Path, env: dict[str, str], pass_fds: Sequence[int], guard: ToolCallGuard,
+                 marker: str | None = None) -> None:
         self.guard = guard
-        super().__init__(argv, cwd=cwd, env=env, pass_fds=pass_fds)
+        super().__init__(argv, cwd=cwd, env=env, pass_fds=pass_fds, marker=marker)
 
     def send_raw(self, data: bytes, *, timeout: float = 10.0) -> bool:
         if b"tools/call" in data:
@@ -76,7 +77,8 @@ class AuditTarget(Target):
                 return self.connect(before_send=self._guard_http)
             if not self.argv:
                 raise ProbeStopped("the server is audited by URL: the auditor starts no server process")
-            session = GuardedSession(self.argv, cwd=self.workspace, env=env, pass_fds=tuple(pass_fds), guard=self.guard)
+            session = GuardedSession(self.argv, cwd=self.workspace, env=env, pass_fds=tuple(pass_fds), guard=self.guard,
+                                     marker=self.canary or None)
             self.sessions.append(session)
         return session
 

@@ -17,6 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..bounded_json import TooDeep
+from ..bounded_json import loads as bounded_loads
+from ..wire import MAX_LINE_BYTES
+
 from .support import (
     LATEST_LEGACY,
     MODERN_REVISION,
@@ -31,8 +35,10 @@ from .support import (
 LISTENING = re.compile(r"listening on (?P<url>https?://\S+)")
 """The line a server started for an HTTP proof prints on stderr once it accepts connections."""
 NOT_HTTP = "does not apply: the server is not audited over Streamable HTTP"
-MAX_BODY_BYTES = 64 * 1024
-"""The most of a response body a probe reads (an event stream may go on; the verdicts need its start)."""
+MAX_BODY_BYTES = MAX_LINE_BYTES
+"""The most of a response body a probe reads: as much as one stdio message (an honest server lists 74 tools in
+109 KB; an event stream may go on, and the verdicts need its start)."""
+READ_CHUNK = 65536
 POLL_SECONDS = 0.02
 
 
@@ -93,8 +99,9 @@ def endpoint(target: Target) -> Endpoint:
     return parse_url(target.url)
 
 
-def reply_messages(content_type: str, body: bytes) -> list[Any]:
-    """The JSON-RPC messages in one HTTP reply: the JSON body, or every ``data:`` of an event stream."""
+def reply_messages(content_type: str, body: bytes, problems: list[str] | None = None) -> list[Any]:
+    """The JSON-RPC messages in one HTTP reply: the JSON body, or every ``data:`` of an event stream. A message nested
+    too deep to read is left out and, when ``problems`` is given, named there."""
     text = body.decode("utf-8", "replace")
     if content_type.startswith("text/event-stream"):
         chunks = [ln[5:].strip() for ln in text.splitlines() if ln.startswith("data:")]
@@ -103,11 +110,46 @@ def reply_messages(content_type: str, body: bytes) -> list[Any]:
     values: list[Any] = []
     for chunk in chunks:
         try:
-            value = json.loads(chunk)
-        except (ValueError, RecursionError):  # what a hostile server wrote: not a message
+            value = bounded_loads(chunk)
+        except TooDeep as exc:
+            if problems is not None:
+                problems.append(f"the server sent {exc} (a {len(chunk.encode()):,}-byte message), deeper than the "
+                                "auditor reads as one message")
+            continue
+        except ValueError:  # what a hostile server wrote: not a message
             continue
         values.extend(value if isinstance(value, list) else [value])
     return values
+
+
+def read_body(response: http.client.HTTPResponse, *, seconds: float, limit: int = MAX_BODY_BYTES) -> tuple[bytes, str]:
+    """Up to ``limit`` bytes of a response body, read for at most about ``seconds`` (a byte at a time, an event
+    stream that stays open, a reply of hundreds of megabytes: none holds the reader longer). Returns the bytes and
+    why reading stopped before the end: ``""`` (it ended), ``"open"`` (still open at the deadline) or ``"over"``
+    (longer than ``limit``)."""
+    deadline = time.monotonic() + seconds
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        if response.length == 0:  # all of a sized body is in: read() marks it done, so the connection can be reused
+            response.read()
+            return b"".join(parts), ""
+        if time.monotonic() > deadline:
+            return b"".join(parts), "open"
+        try:
+            chunk = response.read1(min(READ_CHUNK, limit + 1 - size))
+        except TimeoutError:
+            return b"".join(parts), "open"
+        if not chunk:
+            return b"".join(parts), ""
+        parts.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            return b"".join(parts)[:limit], "over"
+
+
+def over_limit(limit: int = MAX_BODY_BYTES) -> str:
+    return f"the server sent an HTTP reply longer than the {limit:,} bytes the auditor reads as one message"
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,10 +178,7 @@ def send(target: Target, point: Endpoint, message: dict[str, Any] | None, header
     try:
         connection.request(method, point.path, body=body, headers=sent)
         response = connection.getresponse()
-        try:
-            data = response.read(MAX_BODY_BYTES)
-        except TimeoutError:
-            data = b""  # a stream still open: the status and headers are the answer
+        data, _stopped = read_body(response, seconds=target.timeout)  # a stream still open: what came is the answer
         return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, data)
     except (OSError, http.client.HTTPException) as exc:
         raise ProbeAbort(failed("no_answer", f"{method} {point.path} got no HTTP answer: {type(exc).__name__}: {exc}")) from None

@@ -25,8 +25,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..bounded_json import loads as bounded_loads
 from ..wire import JsonRpcClient, Line, Message, WireTimeout, with_request_meta
-from .http import MAX_BODY_BYTES, parse_url, reply_messages
+from .http import over_limit, parse_url, read_body, reply_messages
 from .support import LATEST_LEGACY, PROBE_CLIENT, PROTOCOL_VERSION
 
 NAME_BEARING = {"tools/call": "name", "resources/read": "uri", "prompts/get": "name"}
@@ -86,6 +87,11 @@ class HttpSession(JsonRpcClient):
         self._next_id = 0
         self._lock = threading.Lock()
         self._connection: http.client.HTTPConnection | None = None
+        self.defect = ""
+        """Why this session's replies can no longer be read as protocol (a message nested too deep), or ""."""
+        self.unreadable = ""
+        """The first reply that could not be read whole (longer than the auditor reads), or ""."""
+        self._cut = False
 
     # -- writing -----------------------------------------------------------
     def _connect(self) -> http.client.HTTPConnection:
@@ -105,12 +111,12 @@ class HttpSession(JsonRpcClient):
             try:
                 connection.request(method, self.point.path, body=body, headers=headers)
                 response = connection.getresponse()
-                try:
-                    data = response.read(MAX_BODY_BYTES)
-                except TimeoutError:
-                    data = b""  # a stream that stays open: what arrived is the answer
-                if response.will_close or len(data) >= MAX_BODY_BYTES:
+                data, stopped = read_body(response, seconds=self.timeout)  # a stream that stays open: what came
+                if response.will_close or stopped:
                     self._drop_connection()
+                self._cut = stopped == "over"
+                if self._cut:
+                    self.unreadable = self.unreadable or over_limit()
                 return response.status, {k.lower(): v for k, v in response.getheaders()}, data
             except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as exc:
                 self._drop_connection()
@@ -129,8 +135,8 @@ class HttpSession(JsonRpcClient):
     def send_raw(self, data: bytes, *, timeout: float = 10.0) -> bool:
         """POST ``data`` as one message and keep what the reply carries; False when no HTTP answer came."""
         try:
-            message = json.loads(data)
-        except (ValueError, RecursionError):  # a probe may send what no parser should accept
+            message = bounded_loads(data)
+        except ValueError:  # a probe may send what no parser should accept (TooDeep is a ValueError too)
             message = None
         if self.before_send is not None:
             self.before_send(data, self.stdout)
@@ -154,8 +160,15 @@ class HttpSession(JsonRpcClient):
             return False
         if self.session_id is None and reply_headers.get("mcp-session-id"):
             self.session_id = reply_headers["mcp-session-id"]
-        values = reply_messages(reply_headers.get("content-type", ""), body)
+        problems: list[str] = []
+        values = reply_messages(reply_headers.get("content-type", ""), body, problems)
         with self._lock:
+            if problems and not self.defect:
+                self.defect = problems[0]  # a message nested too deep: a client's reader dies on it
+            if self._cut:
+                problems.append(over_limit())
+            for problem in problems:
+                self._received.append(Message(self._line("stdout", f"({problem})", len(body)), None))
             if not values and not 200 <= status < 300:
                 shown = body.decode("utf-8", "replace").strip()[:200]
                 self._received.append(Message(self._line("stdout", f"HTTP {status} {shown}".rstrip(), len(body)), None))
@@ -181,7 +194,8 @@ class HttpSession(JsonRpcClient):
                 if isinstance(value, dict) and value.get("id") == rid and ("result" in value or "error" in value):
                     self._pending.remove(seen)
                     return value
-        raise WireTimeout(f"no response to id {rid!r} in the HTTP reply")
+        cause = self.defect or self.unreadable
+        raise WireTimeout(f"no response to id {rid!r} in the HTTP reply" + (f": {cause}" if cause else ""))
 
     def wait_for(self, predicate: Any, *, timeout: float = 5.0) -> Message | None:
         with self._lock:

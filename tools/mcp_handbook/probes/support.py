@@ -141,7 +141,7 @@ class Target:
         if self.transport == "http" and self.url is not None:
             return self.connect()
         env = {**self.env, **(extra_env or {})}
-        session = WireSession(self.argv, cwd=self.workspace, env=env, pass_fds=tuple(pass_fds))
+        session = WireSession(self.argv, cwd=self.workspace, env=env, pass_fds=tuple(pass_fds), marker=self.canary or None)
         self.sessions.append(session)
         return session
 

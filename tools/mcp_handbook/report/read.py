@@ -2,18 +2,29 @@
 
 Readers are a table of plain functions ``(data, file) -> (Filled | None,
 problems)``. They only read: whether ids exist and statuses are valid is
-decided later, against the doctrine the worksheet was made from.
+decided later, against the doctrine the worksheet was made from. No file can
+take them down or hold them up: the file is read only when it is a regular file
+of at most :data:`MAX_FILE_BYTES`, each reader stops at :data:`MAX_ROWS` rows,
+and JSON nested too deep is a problem like any other (:mod:`..bounded_json`).
 """
 
 from __future__ import annotations
 
 import importlib
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..export.worksheet import STAMP_COLUMNS
 from .places import Place, Problem
+
+MAX_FILE_BYTES = 32 * 1024 * 1024
+"""Largest worksheet read. One row per rule with its evidence is well under a megabyte."""
+MAX_ROWS = 10_000
+"""Most rows (items, lines of the table) read; a worksheet has one per rule."""
+MAX_LINE_CHARS = 1024 * 1024
+"""Longest line of a text worksheet read."""
 
 STAMP_KEYS = STAMP_COLUMNS
 """Stamp fields a reader looks for: version, commit, date, filters and what was reviewed (older files lack the last)."""
@@ -63,6 +74,11 @@ def decode(data: bytes, file: str) -> tuple[str | None, list[Problem]]:
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         place = Place(file, row=line, row_word="line", column=str(column))
         return None, [Problem(place, f"the file is not UTF-8 (byte 0x{data[exc.start]:02x}); save it as UTF-8")]
+
+
+def too_many_rows(place: Place, word: str = "rows") -> Problem:
+    return Problem(place, f"the worksheet has more than {MAX_ROWS:,} {word}, where it has one per rule; reading stopped "
+                          "there (is it the right file?)")
 
 
 def match_columns(
@@ -121,13 +137,20 @@ def read_worksheet(path: Path, *, file: str | None = None) -> tuple[Filled | Non
     """Read ``path`` with the reader its format needs; never raises on bad input."""
     file = file or str(path)
     try:
-        data = path.read_bytes()
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a pipe or a device would hold the reader for ever
+            return None, [Problem(Place(file), "is not a regular file (a folder, a pipe or a device): a worksheet is a file")]
+        with path.open("rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         return None, [Problem(Place(file), f"cannot read the file: {exc.strerror or exc}")]
+    if len(data) > MAX_FILE_BYTES:
+        return None, [Problem(Place(file), f"the file is larger than {MAX_FILE_BYTES // 2**20} MiB; a worksheet is far "
+                                           "smaller (is it the right file?)")]
     fmt = detect_format(path, data)
     if fmt is None:
         return None, [Problem(Place(file), f"unknown worksheet format {path.suffix!r}; export one with `mcp-handbook export worksheet` (md, csv, json, xlsx)")]
     return reader_for(fmt)(data, file)
 
 
-__all__ = ["STAMP_KEYS", "Cell", "Entry", "Filled", "Reader", "decode", "match_columns", "cells_of", "read_worksheet"]
+__all__ = ["MAX_FILE_BYTES", "MAX_LINE_CHARS", "MAX_ROWS", "STAMP_KEYS", "too_many_rows", "Cell", "Entry", "Filled", "Reader", "decode", "match_columns", "cells_of", "read_worksheet"]

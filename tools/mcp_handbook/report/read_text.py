@@ -8,7 +8,7 @@ import re
 
 from ..export.worksheet import ADDED_COLUMNS, READ_COLUMNS, REVIEW_LABELS
 from .places import Place, Problem, column_letter
-from .read import STAMP_KEYS, Cell, Entry, Filled, cells_of, decode, match_columns
+from .read import MAX_LINE_CHARS, MAX_ROWS, STAMP_KEYS, Cell, Entry, Filled, cells_of, decode, match_columns, too_many_rows
 
 CSV_STAMP = STAMP_KEYS
 MD_STAMP = {
@@ -37,6 +37,8 @@ def read_csv(data: bytes, file: str) -> tuple[Filled | None, list[Problem]]:
         for record in reader:
             if any(field.strip() for field in record):
                 records.append((len(records) + 1, record))
+                if len(records) > MAX_ROWS:
+                    return None, [*problems, too_many_rows(Place(file, row=len(records)))]
     except csv.Error as exc:
         problems.append(Problem(Place(file, row=len(records) + 1), f"is not valid CSV: {exc} (is the file truncated?)"))
     if not records:
@@ -114,6 +116,13 @@ def read_markdown(data: bytes, file: str) -> tuple[Filled | None, list[Problem]]
     if span is None:
         return None, [Problem(Place(file), "no worksheet table (lines starting with |) found")]
     start, end = span
+    if end - start > MAX_ROWS:
+        return None, [*problems, too_many_rows(Place(file, row=start + MAX_ROWS + 1, row_word="line"), "table lines")]
+    long = next((n for n in range(start, end) if len(lines[n]) > MAX_LINE_CHARS), None)
+    if long is not None:
+        return None, [*problems, Problem(Place(file, row=long + 1, row_word="line"),
+                                         f"the line is longer than {MAX_LINE_CHARS:,} characters; a worksheet row is "
+                                         "far shorter (is it the right file?)")]
     stamp: dict[str, Cell] = {}
     for i, line in enumerate(lines[:start]):
         if m := MD_STAMP_LINE.match(line):

@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...bounded_json import loads as bounded_loads
 from ..registry import probe
 from ..support import Finding, Target, compact, failed, not_applicable, passed, refused, tool_name, tools_of
 from ..judging import Problem, main_reason
@@ -103,7 +104,7 @@ def _mirrored(result: dict[str, Any]) -> bool:
     for block in result.get("content") or []:
         if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
             try:
-                if json.loads(block["text"]) == result["structuredContent"]:
+                if bounded_loads(block["text"]) == result["structuredContent"]:
                     return True
             except ValueError:
                 pass

@@ -8,7 +8,9 @@ ordinary session with a few faults in it and then reads back every line the serv
 from __future__ import annotations
 
 from ..registry import probe
-from ..support import failed, Finding, is_jsonrpc_message, list_tools, passed, silence_reason, Target, WireTimeout
+from ...wire import MAX_LINE_BYTES
+from ..support import (failed, Finding, is_jsonrpc_message, list_tools, not_applicable, passed, silence_reason, Target,
+                       WireTimeout)
 
 
 @probe("stdout_jsonrpc_only", "every stdout line is one JSON-RPC message",
@@ -31,7 +33,8 @@ def stdout_jsonrpc_only(target: Target) -> Finding:
         problems.append(f"session broke off: {exc}")
     code = session.close(grace=1.0)
     lines = session.stdout
-    bad = [m for m in lines if not is_jsonrpc_message(m.value)]
+    unread = [m for m in lines if m.line.size > MAX_LINE_BYTES]  # cut before it was parsed: neither kept nor broken
+    bad = [m for m in lines if not is_jsonrpc_message(m.value) and m.line.size <= MAX_LINE_BYTES]
     if bad:
         shown = [f"<<< {m.line.text[:200]}" for m in bad[:5]]
         return failed(
@@ -39,6 +42,10 @@ def stdout_jsonrpc_only(target: Target) -> Finding:
             f"{len(bad)} of {len(lines)} stdout line(s) are not JSON-RPC messages; a client cannot parse them",
             *shown, *problems,
         )
+    if unread:
+        return not_applicable(f"not checked: {len(unread)} stdout line(s) were longer than the {MAX_LINE_BYTES:,} bytes "
+                              f"the auditor reads as one message (the first: {unread[0].line.size:,} bytes)",
+                              *session.transcript(limit=8))
     if silent:  # every line it wrote was a message: the silence says nothing about the framing
         return failed(silent, "the server stopped answering during an ordinary session", *problems, *session.transcript(limit=12))
     return passed(f"all {len(lines)} stdout lines are single JSON-RPC messages; exit code {code}", *session.transcript(limit=8))
