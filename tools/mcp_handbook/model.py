@@ -221,6 +221,13 @@ class Corpus:
     """Every problem found while parsing and linting."""
     retired: tuple[dict, ...] = field(default=())
     """Retired rule ids with the version that retired them and their replacement."""
+    site: str = ""
+    """Where the handbook is published (``site:`` in ``content/handbook.yml``): the root above its versions."""
+
+    def page_url(self, rule: Rule) -> str:
+        """The published page of ``rule`` in this doctrine version's own site (each version keeps its pages)."""
+        page = rule.path.removeprefix("content/").removesuffix(".md")
+        return f"{self.site}{self.version}/{page}/"
 
     def rule(self, rule_id: str) -> Rule | None:
         return next((r for r in self.rules if r.id == rule_id), None)

@@ -282,19 +282,19 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
     return rule, sink.items
 
 
-def _load_handbook(root: Path, content: Path) -> tuple[str, tuple[Gate, ...], tuple[dict, ...], list[Diagnostic]]:
+def _load_handbook(root: Path, content: Path) -> tuple[str, tuple[Gate, ...], tuple[dict, ...], list[Diagnostic], str]:
     path = content / HANDBOOK_FILE
     rel = path.relative_to(root).as_posix()
     sink = _Sink(rel)
     if not path.is_file():
         sink.add(1, "HB005", f"{HANDBOOK_FILE} is missing", "it declares the doctrine version and the gates")
-        return "0.0.0", (), (), sink.items
+        return "0.0.0", (), (), sink.items, ""
     try:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=YAML_LOADER) or {}
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         mark = getattr(exc, "problem_mark", None)
         sink.add(mark.line + 1 if mark else 1, "HB003", f"{HANDBOOK_FILE} is not valid YAML: {exc}")
-        return "0.0.0", (), (), sink.items
+        return "0.0.0", (), (), sink.items, ""
     lines = _key_lines(path.read_text(encoding="utf-8"), 1)
     gates = []
     for order, g in enumerate(data.get("gates") or (), start=1):
@@ -306,7 +306,12 @@ def _load_handbook(root: Path, content: Path) -> tuple[str, tuple[Gate, ...], tu
     if not version:
         sink.add(1, "HB006", f"{HANDBOOK_FILE} has no version", "add `version: 'X.Y.Z'`")
     retired = _retired_entries(path.read_text(encoding="utf-8"), data.get("retired"), lines.get("retired", 1), sink)
-    return version or "0.0.0", tuple(gates), retired, sink.items
+    site = str(data.get("site") or "")
+    if site and not re.fullmatch(r"https://[^\s/]+(/[^\s]*)?/", site):
+        sink.add(lines.get("site", 1), "HB006", f"`site: {site}` is not an https URL ending in /",
+                 "write the published handbook's root, such as `site: https://example.org/handbook/`")
+        site = ""
+    return version or "0.0.0", tuple(gates), retired, sink.items, site
 
 
 def _retired_entries(text: str, raw: Any, key_line: int, sink: _Sink) -> tuple[dict, ...]:
@@ -334,7 +339,7 @@ def parse_content(root: Path, *, content_dir: str = "content") -> Corpus:
     """Parse every rule under ``root/content/rules`` plus ``handbook.yml``; no linting."""
     root = root.resolve()
     content = root / content_dir
-    version, gates, retired, diagnostics = _load_handbook(root, content)
+    version, gates, retired, diagnostics, site = _load_handbook(root, content)
     rules: list[Rule] = []
     for path in sorted((content / RULES_DIR).rglob("*.md")):
         rule, found = parse_rule_file(path, path.relative_to(root).as_posix())
@@ -343,4 +348,5 @@ def parse_content(root: Path, *, content_dir: str = "content") -> Corpus:
             rules.append(rule)
     order = {g.key: g.order for g in gates}
     rules.sort(key=lambda r: (order.get(r.gate, len(order) + 1), r.id, r.path))
-    return Corpus(root=root, version=version, rules=tuple(rules), gates=gates, diagnostics=tuple(diagnostics), retired=retired)
+    return Corpus(root=root, version=version, rules=tuple(rules), gates=gates, diagnostics=tuple(diagnostics), retired=retired,
+                  site=site)
