@@ -29,6 +29,7 @@ check: automated
 probe: demo_probe
 seam: read_frames
 since: "1.3.0"
+fix: "Cap the frames and stop in time."
 {clauses}---
 
 Text.
