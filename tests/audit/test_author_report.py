@@ -152,7 +152,7 @@ def test_a_fail_the_minimal_server_shares_for_the_same_reason_is_inherited(corpu
     sdk = sdk_baseline.detect([sys.executable, str(script)])
     cached = {"TRN-002": {"status": "FAIL", "reason": "oversize_processed", "summary": "read whole"},
               "ERR-007": {"status": "FAIL", "reason": "other_reason", "summary": "other"},
-              "TOOL-008": {"status": "PASS", "reason": "", "summary": "ok"}}
+              "TOOL-008": {"status": "FAIL", "reason": "no_title", "summary": "the echo tool has no title either"}}
     sdk_baseline._save(sdk_baseline._cache_file(sdk, corpus), sdk, cached)  # the baseline audit already ran
     result = replace(_result(corpus, {
         "TRN-002": failed("oversize_processed", "lines read whole"), "ERR-007": failed("mishandled", "x"),
@@ -162,7 +162,8 @@ def test_a_fail_the_minimal_server_shares_for_the_same_reason_is_inherited(corpu
     trn002 = next(f for f in attributed.findings if f.rule.id == "TRN-002")
     assert trn002.finding.status == "N/A" and trn002.na == DOES_NOT_APPLY, "TRN-002's deviation covers an SDK's reader"
     assert "When to deviate" in trn002.finding.summary and "lines read whole" in trn002.finding.summary
-    assert [f.rule.id for f in attributed.own_failures()] == ["ERR-007", "TOOL-008"]
+    assert [f.rule.id for f in attributed.own_failures()] == ["ERR-007", "TOOL-008"], \
+        "a different reason is the author's; a tool's definition is the author's even when the minimal server's fails too"
     off = replace(result, options=AuditOptions(sdk_baseline=False))
     assert sdk_baseline.attribute(corpus, off) is off
 

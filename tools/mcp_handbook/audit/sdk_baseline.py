@@ -39,6 +39,10 @@ DETECT_SECONDS = 15.0
 BASELINE_SECONDS = 120.0
 """The minimal server's audit budget: a few probes, on a server that does nothing."""
 SDK_PACKAGE = ("node_modules", "@modelcontextprotocol", "sdk", "package.json")
+AUTHORED_GATES = frozenset({"tool-definitions", "agent-ux"})
+"""Gates whose rules judge what the author writes per tool (names, descriptions, schemas, titles, results): never
+attributed to the SDK, even where the SDK derived a schema from a type hint, since the minimal server's own tool
+would fail them only for what its own author left out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,7 +311,7 @@ def attribute(corpus: Corpus, result: AuditResult, probes: Mapping | None = None
     """The result with each FAIL the SDK's minimal server shares, for the same reason, marked inherited (and N/A where
     the rule's deviation covers it). Unchanged when nothing failed, the server was reached by URL, the SDK cannot
     be told, or the comparison was not asked for."""
-    failures = [f for f in result.findings if f.finding.status == "FAIL"]
+    failures = [f for f in result.findings if f.finding.status == "FAIL" and f.rule.gate not in AUTHORED_GATES]
     if not result.options.sdk_baseline or not failures or not result.facts.answered or result.options.url:
         return result
     sdk = detect(result.command)
@@ -320,7 +324,8 @@ def attribute(corpus: Corpus, result: AuditResult, probes: Mapping | None = None
     inherited, findings = [], []
     for found in result.findings:
         base = verdicts.get(found.rule.id, {})
-        shared = found.finding.status == "FAIL" and base.get("status") == "FAIL" and base.get("reason") == found.finding.reason
+        shared = (found.finding.status == "FAIL" and found.rule.gate not in AUTHORED_GATES
+                  and base.get("status") == "FAIL" and base.get("reason") == found.finding.reason)
         if not shared:
             findings.append(found)
             continue
