@@ -67,7 +67,9 @@ def _lint(tmp_path: Path, text: str) -> set[tuple[str, int, str]]:
     rules.mkdir(parents=True, exist_ok=True)
     (tmp_path / "content" / "handbook.yml").write_text('version: "1.3.0"\ngates: [{key: transport, title: T}]\n')
     (rules / "r.md").write_text(text)
-    return {(d.code, d.location.line, d.message) for d in lint(load_corpus(tmp_path), VOCABULARY)}
+    # HB065 (no fix: line) is left out: its own test is in tests/audit/test_author_report.py, and a fix: line here
+    # would move every line number these tests name
+    return {(d.code, d.location.line, d.message) for d in lint(load_corpus(tmp_path), VOCABULARY) if d.code != "HB065"}
 
 
 BOTH = 'clauses:\n  - {says: "stops at a cap", seen_by: [too_big]}\n  - {says: "stops in time", seen_by: [too_slow]}\n'

@@ -191,6 +191,18 @@ def _quotes(value: Any, fields: Mapping[str, Any]) -> str | None:
     return None
 
 
+FIX_LIMIT = 120
+"""Characters a ``fix:`` line may take: one line of an audit summary, beside the rule's id."""
+
+
+def _fix(value: Any, _fields: Mapping[str, Any]) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return "must be the fix in one imperative sentence, what the author changes"
+    if "\n" in value.strip() or len(value.strip()) > FIX_LIMIT:
+        return f"must be one line of at most {FIX_LIMIT} characters (it is {len(value.strip())})"
+    return None
+
+
 def _attack(value: Any, _fields: Mapping[str, Any]) -> str | None:
     if not isinstance(value, str) or len(value.split()) < 6:
         return "must be the attack in one sentence: who does what, and what they get"
@@ -245,6 +257,7 @@ FIELDS: tuple[Field, ...] = (
     Field("spec", _spec, False, "specification revision and section, for protocol rules"),
     Field("since", _version, True, "doctrine version that introduced the rule"),
     Field("summary", _text, False, "one-sentence claim for tables and the worksheet"),
+    Field("fix", _fix, False, "automated rules: what an author changes when the probe fails, one imperative sentence of at most 120 characters"),
     Field("quote", _quotes, False, "spec-must / spec-should: the exact sentence(s) of the cited revision the rule rests on, with the keyword of its basis"),
     Field("attack", _attack, False, "basis security: the attack the rule stops, in one sentence"),
     Field("clauses", _clauses, False, "automated rules: the claim as clauses, each seen_by probe reasons or unchecked with why"),

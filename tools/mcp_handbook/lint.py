@@ -240,6 +240,15 @@ def clauses_and_reasons(corpus: Corpus, known: Vocabulary | None = None) -> Iter
                             "a WRONG block breaks one clause: expect only reasons of that clause")
 
 
+def fix_lines(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Diagnostic]:
+    """HB065: an automated rule says in ``fix:`` what an author changes when its probe fails; an audit prints that
+    line beside each finding, so a rule without one leaves the author with a verdict and no next step."""
+    for rule in corpus.rules:
+        if rule.check == "automated" and not rule.fix:
+            yield _diag(rule.path, rule.line_of("check"), "HB065", "an automated rule has no `fix:`, the line an audit gives an author who fails it",
+                        'add `fix: "Cap each frame at the reader: refuse lines over 1 MiB before parsing."` (one imperative sentence, at most 120 characters)')
+
+
 def blocks_run(corpus: Corpus, known: Vocabulary | None = None) -> Iterable[Diagnostic]:
     """HB037/HB038: every block is run or checked by a real tool, or says why it cannot be (``norun=``); the checks and
     preludes it names exist."""
@@ -268,7 +277,7 @@ def blocks_run(corpus: Corpus, known: Vocabulary | None = None) -> Iterable[Diag
 
 CHECKS: tuple[Callable[[Corpus, Vocabulary | None], Iterable[Diagnostic]], ...] = (
     duplicate_ids, retired_ids, retired_registry, known_gates, snippets_and_probes, body_sections, related_ids, threat_categories,
-    clauses_and_reasons, blocks_run,
+    clauses_and_reasons, blocks_run, fix_lines,
 )
 
 

@@ -133,6 +133,9 @@ class Rule:
     """Doctrine version that introduced the rule."""
     summary: str = ""
     """One-sentence claim (the first paragraph of the body when not given)."""
+    fix: str = ""
+    """Automated rules: what an author changes when the probe fails, one imperative sentence (an audit prints it
+    beside the finding)."""
     related: tuple[str, ...] = ()
     """Ids of rules this one points to."""
     quotes: tuple[dict, ...] = ()

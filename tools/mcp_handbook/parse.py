@@ -269,6 +269,7 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
         spec=str(data.get("spec") or ""),
         since=str(data.get("since") or ""),
         summary=str(data.get("summary") or ""),
+        fix=" ".join(str(data.get("fix") or "").split()),
         related=tuple(data.get("related") or ()),
         changelog=tuple(c for c in data.get("changelog") or () if isinstance(c, dict)) if isinstance(data.get("changelog"), list) else (),
         snippets=tuple(snippets),

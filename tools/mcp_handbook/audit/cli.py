@@ -81,7 +81,7 @@ def _options(args: argparse.Namespace, corpus: Corpus) -> AuditOptions:
         roots=tuple(args.server_roots or ()), tool_calls=not args.no_tool_calls,
         timeout=args.timeout, probe_timeout=args.probe_timeout, wait=args.wait, jobs=args.jobs,
         allow_tool_calls=allow, rules=frozenset(args.rule) if args.rule else None, gate=args.gate,
-        url=_url(args), headers=_headers(args), era=args.era,
+        url=_url(args), headers=_headers(args), era=args.era, sdk_baseline=not args.no_sdk_baseline,
     )
 
 
@@ -169,7 +169,7 @@ def _audit(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"{out}: cannot write the worksheet: {exc.strerror or exc}") from None
     manual = sum(1 for r in corpus.rules if r.check == "manual")
-    for line in summary_lines(result, worksheet=out, fmt=fmt, manual=manual):
+    for line in summary_lines(result, worksheet=out, fmt=fmt, manual=manual, corpus=corpus):
         print(line)
     return result.exit_code
 
@@ -208,6 +208,9 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
              "server in). Or write {workspace} in the server's command where it takes its folder. Without either, "
              "probes that need the root are N/A, not checked. Probes create and remove test files inside it",
     )
+    p.add_argument("--no-sdk-baseline", action="store_true",
+                   help="do not audit a minimal server on the same official SDK to tell the SDK's default FAILs from the "
+                        "author's (its verdicts are cached per SDK, version and doctrine version)")
     p.add_argument("--rule", action="append", metavar="ID", help="check only this automated rule (repeatable)")
     p.add_argument("--gate", choices=PROFILES, default=DEFAULTS.gate,
                    help="exit 1 only when a HIGH rule of this profile fails: spec, baseline (spec plus security; default) or full")

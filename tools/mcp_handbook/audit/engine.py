@@ -291,9 +291,17 @@ def run_audit(
                              na=_na_kind(verdicts[name]))
             for name, rules in plan.items() for rule in rules
         )
-    return AuditResult(tuple(argv) or (options.url or "",), facts, findings, tuple(canary), time.monotonic() - started,
-                       options, stopped=stopped, unread=tuple(dict.fromkeys(unread)),
-                       killed=tuple(mask(k, pre.target) for k in killed))
+    result = AuditResult(tuple(argv) or (options.url or "",), facts, findings, tuple(canary), time.monotonic() - started,
+                         options, stopped=stopped, unread=tuple(dict.fromkeys(unread)),
+                         killed=tuple(mask(k, pre.target) for k in killed))
+    return _with_sdk_baseline(corpus, result, probes, started)
+
+
+def _with_sdk_baseline(corpus: Corpus, result: AuditResult, probes: Mapping[str, Probe], started: float) -> AuditResult:
+    """Tell the SDK's defaults from the author's FAILs (:mod:`.sdk_baseline`); the audit's seconds include it."""
+    from .sdk_baseline import attribute
+
+    return replace(attribute(corpus, result, probes), seconds=time.monotonic() - started)
 
 
 STDIO_ONLY = ("not checked: stdio-only probe (it judges the server's process: its stderr, signals, stdin, environment "

@@ -43,6 +43,9 @@ class AuditOptions:
     """The Streamable HTTP endpoint of a running server to audit (``--url``) instead of a command."""
     headers: tuple[tuple[str, str], ...] = ()
     """Headers sent with every HTTP request (``--header``, a bearer token, say); never written to the worksheet."""
+    sdk_baseline: bool = True
+    """Compare each FAIL with a minimal server built on the SDK the server uses (:mod:`.sdk_baseline`), so the SDK's
+    defaults are told apart from what the author wrote; False (``--no-sdk-baseline``) skips that audit."""
     era: str = "auto"
     """The era the probes speak (``--era``): ``auto`` (the handshake when the server answers ``initialize``, else
     2026-07-28), ``handshake`` or ``2026-07-28``, to audit a dual-era server in each era in turn."""
@@ -58,6 +61,22 @@ class RuleFinding:
     seconds: float
     na: str = ""
     """For an N/A finding: :data:`DOES_NOT_APPLY` or :data:`NOT_CHECKED`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Inherited:
+    """A FAIL the server shares, for the same reason, with a minimal server built on the same SDK: the SDK's default."""
+
+    rule_id: str
+    sdk: str
+    """The SDK and its version, as a person names them: ``the official Python SDK (mcp) 2.3.0``."""
+    baseline: str
+    """What the minimal server's probe said (its FAIL's summary)."""
+    override: str = ""
+    """What the author overrides to keep the rule anyway: the rule's ``fix:`` line."""
+    deviation: str = ""
+    """Why the rule's *When to deviate* covers keeping this default, when it clearly does: the finding is then N/A,
+    *does not apply*, with the probe's FAIL kept as evidence; "" when it does not."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +98,19 @@ class AuditResult:
     probes that met it are N/A, not checked, with that cause."""
     killed: tuple[str, ...] = ()
     """Processes the server left running outside its process group that the auditor had to kill, described."""
+    sdk: str = ""
+    """The SDK the server is built on, with its version, when the auditor could tell (:mod:`.sdk_baseline`)."""
+    inherited: tuple[Inherited, ...] = ()
+    """FAILs that are the SDK's defaults (still FAILs, for the gate too: the host gets them all the same)."""
+    baseline_note: str = ""
+    """Why the SDK comparison was not made or not complete, in one sentence; "" when it was (or was not asked)."""
+
+    def inherited_from(self, rule_id: str) -> Inherited | None:
+        return next((i for i in self.inherited if i.rule_id == rule_id), None)
+
+    def own_failures(self) -> list[RuleFinding]:
+        """The failures the author owns: every FAIL that is not an SDK default, most severe first."""
+        return [f for f in self.failures() if self.inherited_from(f.rule.id) is None]
 
     def counts(self) -> dict[str, dict[str, int]]:
         table = {sev: {s: 0 for s in STATUSES} for sev in SEVERITIES}

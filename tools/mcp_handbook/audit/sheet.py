@@ -5,6 +5,10 @@ transcript rows, bounded and stripped of control characters: it is text a
 hostile server wrote, and it must not break a spreadsheet or a table. The
 stamp names the server as its ``initialize`` result did (``serverInfo``),
 cleaned the same way, and how the server was reached and which eras it answered.
+
+An author reads it too: every audited row's notes give the rule's published page, a FAIL's evidence opens with
+the rule's ``fix:`` line (and, for an SDK's default, whose it is), and the Markdown worksheet opens with what
+the server can do and what to fix first, above the table (:func:`preface`).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import shlex
 from pathlib import Path
 
 from ..export import WRITERS, Stamp, stamp_for, worksheet_rows, write_worksheet
+from ..export.files import atomic_write
 from ..model import Corpus
 from ..probes.support import Finding
 from .plan import NOT_CHECKED, AuditResult, RuleFinding
@@ -46,11 +51,24 @@ def evidence_text(finding: Finding, fmt: str = "md") -> str:
     return text if len(text) <= max_chars else text[:max_chars] + " …"
 
 
-def _note(found: RuleFinding, result: AuditResult) -> str:
+def _note(found: RuleFinding, result: AuditResult, corpus: Corpus) -> str:
     command = shlex.join(result.command)
     command = command if len(command) <= 200 else command[:200] + " …"
     over = f" over {result.facts.transport_text().partition(' at ')[0]}" if result.facts.transport == "http" else ""
-    return clean(f"mcp-handbook audit: probe {found.probe} ({found.seconds:.1f} s) against {command}{over}")
+    page = f"rule: {corpus.page_url(found.rule)}\n" if corpus.site else ""
+    return page + clean(f"mcp-handbook audit: probe {found.probe} ({found.seconds:.1f} s) against {command}{over}")
+
+
+def _advice(found: RuleFinding, result: AuditResult) -> str:
+    """What a FAIL's author does: the rule's fix line, and whose default it is when the SDK's."""
+    if found.finding.status != "FAIL":
+        return ""
+    lines = [f"fix: {found.rule.fix}"] if found.rule.fix else []
+    inherited = result.inherited_from(found.rule.id)
+    if inherited is not None:
+        lines.append(f"inherited from {inherited.sdk} (a minimal server built on it fails the same way): override this "
+                     "default or report it upstream")
+    return clean("".join(f"{line}\n" for line in lines))
 
 
 def _clause_prefix(found: RuleFinding) -> str:
@@ -76,8 +94,8 @@ def audit_rows(corpus: Corpus, result: AuditResult, fmt: str = "md") -> list[dic
             evidence = evidence_text(found.finding, fmt)
             if found.na == NOT_CHECKED and not evidence.startswith("not checked"):
                 evidence = f"not checked: {evidence}"
-            evidence = _clause_prefix(found) + evidence
-            row.update(status=STATUS_WORDS[found.finding.status], evidence=evidence, notes=_note(found, result))
+            evidence = _advice(found, result) + _clause_prefix(found) + evidence
+            row.update(status=STATUS_WORDS[found.finding.status], evidence=evidence, notes=_note(found, result, corpus))
     return rows
 
 
@@ -94,6 +112,50 @@ def audit_stamp(corpus: Corpus, result: AuditResult) -> Stamp:
     return stamp_for(corpus, server_name=said("name"), server_version=said("version"), server_transport=clean(reached))
 
 
+def _line(text: str) -> str:
+    """Server text made one safe Markdown line: no line break, no table pipe, no emphasis of its own."""
+    return clean(" ".join(text.split())).replace("|", "\\|").replace("*", "\\*")
+
+
+def preface(corpus: Corpus, result: AuditResult) -> list[str]:
+    """The Markdown worksheet's opening for an author: what the server can do, what to fix first, then every FAIL
+    with its fix and page, the SDK's defaults apart. No line starts with ``|`` or a stamp label, so ``report``
+    still finds the table and the stamp."""
+    from .summary import first_to_fix, opening_lines, page_of
+
+    if not result.facts.answered:
+        return ["## Not audited", "", _line(result.facts.describe()), ""]
+    lines = ["## What this server can do, and what to fix first", ""]
+    lines += [f"{_line(line)}" + "  " for line in opening_lines(result, corpus)] + [""]
+    own = result.own_failures()
+    inherited = [f for f in result.failures() if result.inherited_from(f.rule.id)]
+    for title, found_list, verb in ((f"FAILs the author owns ({len(own)})", own, "fix"),
+                                    (f"FAILs inherited from {result.sdk} ({len(inherited)}): override each default or "
+                                     "report it upstream", inherited, "override")):
+        if not found_list:
+            continue
+        lines += [f"### {_line(title)}", ""]
+        for n, found in enumerate(found_list, start=1):
+            rule = found.rule
+            lines.append(f"{n}. **{rule.id}** ({rule.severity}) {_line(found.finding.summary)[:300]}  ")
+            lines.append(f"   {verb}: {_line(rule.fix or rule.title)} ([{rule.id}]({page_of(rule, corpus)}))")
+        lines.append("")
+    kept = [i for i in result.inherited if i.deviation]
+    if kept:
+        lines += ["### Defaults the rules allow (N/A, does not apply)", ""]
+        lines += [f"{n}. **{i.rule_id}**: {_line(i.deviation)}" for n, i in enumerate(kept, start=1)] + [""]
+    if not own and not inherited and not first_to_fix(result, corpus):
+        lines += ["No automated rule failed.", ""]
+    return lines
+
+
 def write_audit_worksheet(corpus: Corpus, result: AuditResult, *, fmt: str, path: Path) -> None:
-    """Atomic, like every export: an audit that fails to write leaves no half-written file."""
-    write_worksheet(audit_rows(corpus, result, fmt), audit_stamp(corpus, result), fmt=fmt, path=path)
+    """Atomic, like every export: an audit that fails to write leaves no half-written file. The Markdown worksheet
+    opens with the :func:`preface`, above the table ``report`` reads."""
+    rows, stamp = audit_rows(corpus, result, fmt), audit_stamp(corpus, result)
+    if fmt != "md":
+        write_worksheet(rows, stamp, fmt=fmt, path=path)
+        return
+    text = WRITERS["md"](rows, stamp)
+    head, mark, table = text.partition("\nStatus is one of ")
+    atomic_write(path, head + "\n" + "\n".join(preface(corpus, result)) + mark + table if mark else text)

@@ -1,7 +1,9 @@
-"""The few lines a person reads after an audit: the server, findings by severity, failures by place, the file.
+"""The few lines a person reads after an audit: what the server can do, the first thing to fix, findings by
+severity, each failure with its fix and the rule's published page, the SDK's defaults apart, the file.
 
-Each failure names its rule file first (``path:line: ID FAIL ...``), the
-form an editor jumps to, so the reviewer lands on the rule that explains it.
+The author reads this, not the handbook's checkout: a failure names its rule by id with the rule's ``fix:`` line
+and the page that explains it (:meth:`~mcp_handbook.model.Corpus.page_url`), and the FAILs a minimal server on
+the same SDK shares (:mod:`.sdk_baseline`) are listed apart, as the SDK's, from the ones the author wrote.
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ import shlex
 from pathlib import Path
 
 from ..fields import FINDING_KIND, SEVERITIES
-from .plan import DOES_NOT_APPLY, AuditOptions, AuditResult
+from ..model import Corpus, Rule
+from .plan import DOES_NOT_APPLY, AuditOptions, AuditResult, RuleFinding
+from .powers import powers_line
 from .sheet import clean
 
 UNREAD_MARK = "bytes the auditor reads as one message"
@@ -28,7 +32,62 @@ def tool_calls_line(options: AuditOptions) -> str:
             "not checked: audit a server you do not trust in a sandbox")
 
 
-def summary_lines(result: AuditResult, *, worksheet: Path, fmt: str, manual: int) -> list[str]:
+def page_of(rule: Rule, corpus: Corpus | None) -> str:
+    """Where the author reads the rule: its published page, or its file when no corpus (and so no site) is known."""
+    return corpus.page_url(rule) if corpus is not None and corpus.site else str(rule.location)
+
+
+def fix_line(found: RuleFinding, corpus: Corpus | None) -> str:
+    """``fix: <the rule's fix line> · <its page>``: what to change, and where the rule explains why."""
+    fix = found.rule.fix or found.rule.title
+    return f"fix: {fix} · {page_of(found.rule, corpus)}"
+
+
+def _failure(found: RuleFinding) -> str:
+    rule = found.rule
+    return (f"{rule.id} FAIL ({rule.severity}, {FINDING_KIND.get(rule.basis, 'recommendation')}: {rule.scope}, "
+            f"{rule.basis}): {clean(found.finding.summary)[:300]}")
+
+
+def first_to_fix(result: AuditResult, corpus: Corpus | None = None) -> str:
+    """The highest-severity FAIL the author owns (the SDK's defaults come after), in one line; "" when none."""
+    own = result.own_failures()
+    if not own:
+        inherited = [f for f in result.failures() if result.inherited_from(f.rule.id)]
+        return (f"fix first: nothing the author wrote fails; {len(inherited)} FAIL(s) are {result.sdk}'s defaults "
+                "(below)") if inherited else ""
+    found = own[0]
+    return f"fix first: {found.rule.id} ({found.rule.severity}) {fix_line(found, corpus).removeprefix('fix: ')}"
+
+
+def opening_lines(result: AuditResult, corpus: Corpus | None = None) -> list[str]:
+    """What the server can do, and the first thing to fix: the two lines an audit opens with."""
+    if not result.facts.answered:
+        return []
+    lines = [powers_line(result.facts.tools, result.facts.tools_listed)]
+    first = first_to_fix(result, corpus)
+    return lines + ([first] if first else [])
+
+
+def inherited_lines(result: AuditResult, corpus: Corpus | None = None) -> list[str]:
+    """The SDK's defaults, apart: still FAILs, with what to override or report upstream; and those whose rule allows
+    keeping the default (N/A, does not apply)."""
+    lines = []
+    failing = [f for f in result.failures() if result.inherited_from(f.rule.id)]
+    if failing:
+        lines.append(f"inherited from {result.sdk} (a minimal server built on it fails the same way): override each "
+                     "default in your server, or report it upstream; they still count as FAILs:")
+        for found in failing:
+            lines += [f"  {_failure(found)}", f"    override: {fix_line(found, corpus).removeprefix('fix: ')}"]
+    kept = [i for i in result.inherited if i.deviation]
+    for item in kept:
+        lines.append(f"kept default of {item.sdk}, allowed by the rule: {item.rule_id} N/A ({clean(item.deviation)[:300]})")
+    if result.baseline_note:
+        lines.append(f"SDK comparison: {clean(result.baseline_note)[:300]}")
+    return lines
+
+
+def summary_lines(result: AuditResult, *, worksheet: Path, fmt: str, manual: int, corpus: Corpus | None = None) -> list[str]:
     counts = result.counts()
     checked = len(result.findings)
     lines = [
@@ -51,9 +110,9 @@ def summary_lines(result: AuditResult, *, worksheet: Path, fmt: str, manual: int
     for severity in SEVERITIES:
         row = counts.get(severity, {})
         lines.append(f"  {severity.upper():<6} {row.get('FAIL', 0)} fail, {row.get('PASS', 0)} pass, {row.get('N/A', 0)} n/a")
-    for found in result.failures():
-        rule = found.rule
-        lines.append(f"{rule.location}: {rule.id} FAIL ({rule.severity}, {FINDING_KIND.get(rule.basis, 'recommendation')}: {rule.scope}, {rule.basis}): {clean(found.finding.summary)[:300]}")
+    for found in result.own_failures():
+        lines += [_failure(found), f"  {fix_line(found, corpus)}"]
+    lines += inherited_lines(result, corpus)
     if result.canary:
         lines.append(f"secret canary came back {len(result.canary)} time(s):")
         lines += [f"  {clean(seen)[:300]}" for seen in result.canary[:5]]
@@ -80,4 +139,4 @@ def summary_lines(result: AuditResult, *, worksheet: Path, fmt: str, manual: int
     elif result.stopped and not gating:
         verdict = "the audit stopped before the server could be judged: exit 1"
     lines.append(verdict + (f" ({other} other HIGH failure(s) are recommendations outside the profile)" if other else ""))
-    return lines
+    return opening_lines(result, corpus) + lines
