@@ -16,6 +16,8 @@ is N/A, *does not apply*, with the probe's FAIL kept as evidence.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import os
 import re
@@ -218,8 +220,21 @@ def _cache_file(sdk: Sdk, corpus: Corpus) -> Path | None:
     folder = cache_dir()
     if folder is None:
         return None
-    safe = re.sub(r"[^\w.+-]", "_", f"{sdk.key}-{sdk.version}-doctrine-{corpus.version}")
+    safe = re.sub(r"[^\w.+-]", "_", f"{sdk.key}-{sdk.version}-doctrine-{corpus.version}-probes-{_probes_digest()}")
     return folder / CACHE_FOLDER / f"{safe}.json"
+
+
+@functools.cache
+def _probes_digest() -> str:
+    """A short hash of the probes' and this module's sources: a probe changed between two releases of the same
+    doctrine version (a checkout being worked on) must not be compared with verdicts its old self gave."""
+    digest = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for path in sorted([*(here.parent / "probes").rglob("*.py"), *here.glob("*.py"), *BASELINES.glob("*")]):
+        if not path.is_file():
+            continue
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def _load(path: Path | None) -> dict[str, dict[str, str]]:
