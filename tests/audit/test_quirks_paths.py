@@ -93,3 +93,29 @@ def test_every_planted_kind_is_a_valid_file_showing_its_text(tmp_path: Path) -> 
     assert (tmp_path / "f.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     pdf = (tmp_path / "f.pdf").read_bytes()
     assert pdf.startswith(b"%PDF-") and b"(hb-shown) Tj" in pdf and pdf.rstrip().endswith(b"%%EOF")
+
+
+# -- resources: the same, for a server that lists and reads only Markdown notes --------------------------------
+
+def _notes(tmp_path: Path, *args: str) -> Finding:
+    workspace = tmp_path / "run" / "ws"
+    workspace.mkdir(parents=True)
+    canary = f"hb-canary-{secrets.token_hex(8)}"
+    target = Target(argv=[sys.executable, str(QUIRKS / "sec_md_resources.py"), *args], workspace=workspace,
+                    env=minimal_env(home=workspace, HB_CANARY=canary), canary=canary, timeout=5.0, root=workspace)
+    try:
+        return PROBES["resource_containment"].run(target)
+    finally:
+        target.stop_all()
+
+
+def test_a_contained_server_of_markdown_notes_passes(tmp_path: Path) -> None:
+    finding = _notes(tmp_path)
+    assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
+    assert "file:///inside.md -> " in finding.evidence[0] and "secret.md" in "\n".join(finding.evidence)
+
+
+def test_a_server_of_markdown_notes_that_escapes_fails(tmp_path: Path) -> None:
+    finding = _notes(tmp_path, "--escape")
+    assert (finding.status, finding.reason) == ("FAIL", "served_outside_root"), (finding.summary, finding.evidence)
+    assert any("hb-outside-marker-7f3a" in row for row in finding.evidence)
