@@ -74,6 +74,14 @@ def test_a_tool_that_calls_every_path_outside_still_fails(audit_path_tool) -> No
     assert "'inside.xlsx' (inside) as it refuses escapes" in "\n".join(finding.evidence)
 
 
+def test_a_fifo_is_named_like_the_files_the_tool_opens(audit_path_tool) -> None:
+    """The workbook tool opens whatever ``.xlsx`` names, FIFO or not: a FIFO named ``hb-fifo-…`` was refused for its
+    name and the probe passed; named ``….xlsx`` it blocks the call, as it would for a planted one."""
+    finding = audit_path_tool("special_files_refused")
+    assert (finding.status, finding.reason) == ("FAIL", "blocked_on_fifo"), (finding.summary, finding.evidence)
+    assert any(".xlsx\"}) -> NO ANSWER" in row for row in finding.evidence), finding.evidence
+
+
 def test_the_kinds_a_tool_takes_come_from_its_own_words_then_the_server_s() -> None:
     plain = {"name": "read", "inputSchema": {"properties": {"path": {"type": "string"}}}}
     assert kinds_taken(plain, "path") == [TEXT]
