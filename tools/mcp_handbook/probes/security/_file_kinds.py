@@ -119,8 +119,10 @@ class FileKind:
 
     name: str
     suffix: str
-    hints: tuple[str, ...]
-    """Regular expressions (case-insensitive) that, found in a tool's or server's own words, name this kind."""
+    names: tuple[str, ...]
+    """Regular expressions (case-insensitive) that name this kind outright: a suffix, ``Excel``, ``PDF``."""
+    words: tuple[str, ...]
+    """Looser words that often mean this kind but may not (``images`` counted in a sheet, ``JSON`` returned)."""
     content: Callable[[str], bytes]
     """A valid file of this kind that shows the given text."""
 
@@ -131,14 +133,15 @@ class FileKind:
         return f"{self.name} ({self.suffix})"
 
 
-TEXT = FileKind("text", ".txt", (r"\.txt\b", r"\btext files?\b"), _text)
+TEXT = FileKind("text", ".txt", (r"\.txt\b",), (r"\btext files?\b",), _text)
 KINDS = (
-    FileKind("Excel workbook", ".xlsx", (r"\.xls[xmt]\b", r"\bexcel\b", r"\bworkbooks?\b", r"\bspreadsheets?\b"), _xlsx),
-    FileKind("CSV", ".csv", (r"\.csv\b", r"\bcsv\b", r"\.tsv\b"), _csv),
-    FileKind("JSON", ".json", (r"\.json\b", r"\bjson\b"), _json),
-    FileKind("PDF", ".pdf", (r"\.pdf\b", r"\bpdfs?\b"), _pdf),
-    FileKind("PNG image", ".png", (r"\.(?:png|jpe?g|gif|webp)\b", r"\bimages?\b", r"\bpictures?\b", r"\bphotos?\b"), _png),
-    FileKind("Markdown", ".md", (r"\.md\b", r"\bmarkdown\b"), _text),
+    FileKind("Excel workbook", ".xlsx", (r"\.xls[xmt]\b", r"\bexcel\b"), (r"\bworkbooks?\b", r"\bspreadsheets?\b"), _xlsx),
+    FileKind("CSV", ".csv", (r"\.[ct]sv\b", r"\bcsv\b"), (), _csv),
+    FileKind("JSON", ".json", (r"\.json\b", r"\bjson (?:files?|documents?)\b"), (r"\bjson\b",), _json),
+    FileKind("PDF", ".pdf", (r"\.pdf\b", r"\bpdfs?\b"), (), _pdf),
+    FileKind("PNG image", ".png", (r"\.(?:png|jpe?g|gif|webp)\b", r"\bpng\b"),
+             (r"\bimages?\b", r"\bpictures?\b", r"\bphotos?\b"), _png),
+    FileKind("Markdown", ".md", (r"\.md\b", r"\bmarkdown\b"), (), _text),
     TEXT,
 )
 """Every kind the probes can plant, most specific first; plain text is the last resort."""
@@ -148,8 +151,10 @@ def _words(schema: dict[str, Any]) -> str:
     return " ".join(str(schema.get(key) or "") for key in ("title", "description", "format"))
 
 
-def _named_in(text: str) -> list[FileKind]:
-    return [kind for kind in KINDS if any(re.search(hint, text, re.IGNORECASE) for hint in kind.hints)]
+def _named_in(text: str, *, loosely: bool = False) -> list[FileKind]:
+    """Kinds ``text`` names outright, or (``loosely``) in looser words."""
+    return [kind for kind in KINDS
+            if any(re.search(hint, text, re.IGNORECASE) for hint in (kind.words if loosely else kind.names))]
 
 
 def _fits_pattern(schema: dict[str, Any]) -> list[FileKind]:
@@ -166,15 +171,16 @@ def _fits_pattern(schema: dict[str, Any]) -> list[FileKind]:
 def kinds_taken(tool: dict[str, Any], param: str, instructions: Any = "") -> list[FileKind]:
     """The kinds of file ``tool`` may take in ``param``, most likely first, plain text always last.
 
-    Asked in order: the parameter's ``pattern``, its own words, the tool's title and description, then the
-    server's instructions (a server of one file type often says so once, for all its tools)."""
+    Asked in order: the parameter's ``pattern``; kinds named outright by the parameter or the tool (its title and
+    description), then by the server's instructions (a server of one file type often says so once, for all its
+    tools); then the looser words, in the same order. A sheet tool that counts "images" still takes workbooks."""
     schema = properties(tool).get(param) or {}
+    own = " ".join([_words(schema), *(str(v) for v in schema.get("enum") or ()),
+                    *(str(tool.get(key) or "") for key in ("title", "description"))])
+    server = instructions if isinstance(instructions, str) else ""
     sources: list[Iterable[FileKind]] = [
-        _fits_pattern(schema),
-        _named_in(_words(schema) + " " + " ".join(str(v) for v in schema.get("enum") or ())),
-        _named_in(" ".join(str(tool.get(key) or "") for key in ("title", "description"))),
-        _named_in(instructions if isinstance(instructions, str) else ""),
-        [TEXT],
+        _fits_pattern(schema), _named_in(own), _named_in(server),
+        _named_in(own, loosely=True), _named_in(server, loosely=True), [TEXT],
     ]
     ordered: list[FileKind] = []
     for found in sources:
@@ -191,7 +197,7 @@ def kinds_listed(uris: Iterable[str], mime_types: Iterable[str] = ()) -> list[Fi
             if uri.lower().endswith(kind.suffix):
                 counts[kind] = counts.get(kind, 0) + 1
     ordered = sorted(counts, key=lambda kind: -counts[kind])
-    for kind in _named_in(" ".join(mime_types)):
+    for kind in _named_in(" ".join(mime_types)) + _named_in(" ".join(mime_types), loosely=True):
         if kind not in ordered:
             ordered.append(kind)
     return [*(k for k in ordered if k is not TEXT), TEXT]
