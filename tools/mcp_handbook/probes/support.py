@@ -454,10 +454,11 @@ def served_root(target: Target) -> Path:
 
 
 @contextlib.contextmanager
-def planted_fifo(workspace: Path) -> Iterator[str]:
-    """A FIFO in the workspace for the duration of the block, yielding its name; afterwards any reader still
-    blocked on it is released (a non-blocking open for writing) and it is removed, so nothing outlives the probe."""
-    name = f"hb-fifo-{secrets.token_hex(5)}"
+def planted_fifo(workspace: Path, suffix: str = "") -> Iterator[str]:
+    """A FIFO in the workspace for the duration of the block, yielding its name (ending in ``suffix``, so a tool that
+    opens only ``.xlsx`` files does not refuse it for its name); afterwards any reader still blocked on it is
+    released (a non-blocking open for writing) and it is removed, so nothing outlives the probe."""
+    name = f"hb-fifo-{secrets.token_hex(5)}{suffix}"
     fifo = workspace / name
     os.mkfifo(fifo)
     try:

@@ -37,6 +37,28 @@ def shown_text(response: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+_PATH_LIKE = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*:)?/[^\s'\"`,;()]*|[^\s'\"`,;()]*/[^\s'\"`,;()]*")
+"""An absolute path, a URI, or anything with a slash in it: what a refusal says *about*, not what it says."""
+
+
+BOUNDARY_WORDS = re.compile(r"\b(?:outside|escap\w*|travers\w*|denied|forbidden|restricted|beyond|"
+                            r"not (?:allowed|permitted|within|under|inside))\b", re.IGNORECASE)
+"""Words with which a refusal says a path or URI lies past the boundary (rather than being of the wrong type,
+missing, or malformed)."""
+
+
+def refusal_words(response: dict[str, Any], sent: str) -> str:
+    """What a refusal says with the path or URI it was about taken out (as sent, quoted, escaped, or any other
+    path it shows), so the refusals of two different paths compare equal when they say the same thing: a tool
+    that tells ``inside.txt`` what it tells ``../ws-evil/secret.txt`` treats the inside path as an escape."""
+    error = response.get("error")
+    text = str(error.get("message", "")) if isinstance(error, dict) else shown_text(response)
+    for spelled in {sent, repr(sent)[1:-1], json.dumps(sent)[1:-1]}:
+        if len(spelled) > 1:  # "." would take every full stop with it
+            text = text.replace(spelled, "\u2026")
+    return " ".join(_PATH_LIKE.sub("\u2026", text).split())
+
+
 def pipeline(session: WireSession, calls: list[tuple[str, dict[str, Any]]], *, timeout: float
              ) -> list[tuple[str, dict[str, Any], dict[str, Any] | None]]:
     """Send every tools/call at once, then collect the answers (None for no answer) before one deadline."""

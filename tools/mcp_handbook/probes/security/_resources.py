@@ -78,23 +78,34 @@ def find_base(session: WireSession, target: Target, root: Path, name: str, expec
 
     The file's listed URI wins when it is listed; else each ``file:`` template is tried, and a base counts only
     when the server answers its URI with contents holding ``expected``."""
+    _, base, evidence = find_planted(session, target, root, [(name, expected)])
+    return base, evidence
+
+
+def find_planted(session: WireSession, target: Target, root: Path, planted: list[tuple[str, bytes]]
+                 ) -> tuple[str | None, str | None, list[str]]:
+    """The first of several planted files (``(name, expected bytes)``, most likely first) the server names, with
+    the base of its URI, or (None, None), with evidence: listed first, then through ``file:`` templates."""
     listed = list_all(session, target, "resources/list", "resources")
-    quoted = quote(name)
-    for entry in listed:
-        uri = entry.get("uri")
-        if isinstance(uri, str) and uri.startswith("file:") and uri.endswith("/" + quoted):
-            return uri[:-len(quoted)], [f"resources/list names the planted file {uri}"]
-    evidence = [f"resources/list: {len(listed)} resource(s), the planted {name} not among them"]
+    uris = [entry.get("uri") for entry in listed if isinstance(entry.get("uri"), str)]
+    for name, _ in planted:
+        quoted = quote(name)
+        for uri in uris:
+            if uri.startswith("file:") and uri.endswith("/" + quoted):
+                return name, uri[:-len(quoted)], [f"resources/list names the planted file {uri}"]
+    names = ", ".join(name for name, _ in planted)
+    evidence = [f"resources/list: {len(listed)} resource(s), the planted {names} not among them"]
     templates = list_all(session, target, "resources/templates/list", "resourceTemplates")
-    needle = expected.decode("latin-1")
     for base in _template_bases(templates, root):
-        try:
-            answer = read(session, base + quoted, timeout=target.timeout)
-        except WireTimeout:
-            continue
-        evidence.append(f"resources/read {base + quoted} -> {compact(answer, 140)}")
-        if any(needle in str(c.get("text", "")) or c.get("blob") for c in contents_of(answer)):
-            return base, evidence
+        for name, expected in planted:
+            try:
+                answer = read(session, base + quote(name), timeout=target.timeout)
+            except WireTimeout:
+                continue
+            evidence.append(f"resources/read {base + quote(name)} -> {compact(answer, 140)}")
+            needle = expected.decode("latin-1")
+            if any(needle in str(c.get("text", "")) or c.get("blob") for c in contents_of(answer)):
+                return name, base, evidence
     if not templates:
         evidence.append("resources/templates/list: no file: template")
-    return None, evidence
+    return None, None, evidence

@@ -4,7 +4,8 @@ An operator investigating an escape attempt needs the raw argument, not where it
 argument written unescaped lets a newline in it start a forged log record. The probe sends two escape
 attempts to a path-taking tool (a plain ``../`` one, and one whose newline is followed by a complete JSON
 record) and reads stderr after the session: the first must appear exactly as sent, and the forged record
-must not stand on a line of its own.
+must not stand on a line of its own. Both name a file of the kind the tool opens (``probe.xlsx`` for a
+workbook tool), so the refusal is about where the path leads, not about its type.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ..support import (
     PATH_PARAMS, Finding, Target, WireTimeout, call_tool, compact, failed, fill_arguments, not_applicable, passed,
     refused, session_with_tools, string_params,
 )
+from ._file_kinds import TEXT, kinds_taken
 
 
 @probe("refused_path_logged", "a refused path is logged raw and escaped on stderr", calls_tools=True, reasons={
@@ -25,15 +27,17 @@ from ..support import (
 })
 def refused_path_logged(target: Target) -> Finding:
     """Send two escape attempts; stderr must carry the raw attempted path, escaped so it cannot forge a log line."""
-    session, _, tools = session_with_tools(target)
+    session, init, tools = session_with_tools(target)
     candidate = next(((t, p) for t in tools if target.may_call(t) for p in string_params(t, PATH_PARAMS)), None)
     if candidate is None:
         return not_applicable("no callable tool takes a path argument (path, file, filename, ...)")
     tool, param = candidate
+    kind = kinds_taken(tool, param, init.get("instructions"))[0]  # a name of the kind it opens: refused for the place
     tag = secrets.token_hex(4)
-    raw = f"../hb-refused-{tag}/probe.txt"
+    raw = f"../hb-refused-{tag}/probe{kind.suffix}"
     forged_event = f"hb_forged_{tag}"
-    forging = f'../hb-refused-{tag}/next.txt\n{{"level":"warning","event":"{forged_event}"}}'
+    record = f'{{"level":"warning","event":"{forged_event}"}}'
+    forging = f"../hb-refused-{tag}/next.txt\n{record}" if kind is TEXT else f"../hb-refused-{tag}/next\n{record}{kind.suffix}"
     evidence = []
     for attempt in (raw, forging):
         try:
