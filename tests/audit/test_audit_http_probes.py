@@ -1,0 +1,85 @@
+"""An audit by URL judges what it can see from here: the sockets on this machine, the listings, one shared session.
+
+The fixture server (``quirks/http_bind_quirks.py``) listens on 127.0.0.1 or on every interface of this machine, on a
+free port, and is only ever spoken to over 127.0.0.1; its tool asks for an ``api_key`` and it answers a resource that
+does not exist with an empty result. Every server a test starts is stopped by its process group.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from audit_helpers import QUIRKS, run_cli, serving_http
+from mcp_handbook.probes import PROBES, Target
+from mcp_handbook.verify import minimal_env
+
+BIND_QUIRKS = [sys.executable, str(QUIRKS / "http_bind_quirks.py")]
+needs_proc_net = pytest.mark.skipif(not os.path.isfile("/proc/net/tcp"), reason="reads Linux's /proc/net/tcp")
+
+
+def _loopback_bind(url: str, tmp_path: Path):
+    target = Target(argv=[], workspace=tmp_path, env=minimal_env(home=tmp_path), canary="hb-canary-x", timeout=5.0,
+                    transport="http", url=url)
+    return PROBES["http_loopback_bind"].run(target), target
+
+
+@needs_proc_net
+def test_by_url_a_server_bound_to_every_interface_fails_the_loopback_rule(tmp_path: Path) -> None:
+    with serving_http([*BIND_QUIRKS, "--bind", "0.0.0.0"], cwd=tmp_path) as url:
+        finding, target = _loopback_bind(url, tmp_path)
+    assert (finding.status, finding.reason) == ("FAIL", "listens_beyond_loopback"), finding
+    assert "beyond loopback (0.0.0.0)" in finding.summary
+    # the kernel's own row, the port written PORT: 0A is LISTEN, 00000000 is 0.0.0.0
+    assert "/proc/net/tcp: 00000000:PORT 00000000:0000 0A (listens on 0.0.0.0:PORT)" in finding.evidence
+    assert target.sessions == []  # it reads the tables; it sends the server nothing
+
+
+@needs_proc_net
+def test_by_url_a_server_bound_to_loopback_passes_the_loopback_rule(tmp_path: Path) -> None:
+    with serving_http([*BIND_QUIRKS, "--bind", "127.0.0.1"], cwd=tmp_path) as url:
+        finding, _target = _loopback_bind(url, tmp_path)
+    assert finding.status == "PASS", finding
+    assert "/proc/net/tcp: 0100007F:PORT 00000000:0000 0A (listens on 127.0.0.1:PORT)" in finding.evidence
+
+
+@needs_proc_net
+def test_by_url_a_port_nothing_listens_on_here_is_not_checked_and_says_why(tmp_path: Path) -> None:
+    with serving_http([*BIND_QUIRKS], cwd=tmp_path) as url:
+        port = urlsplit(url).port
+    finding, _target = _loopback_bind(f"http://127.0.0.1:{port}/mcp", tmp_path)  # the server is gone: nothing listens
+    assert finding.status == "N/A", finding
+    assert "no socket listens on the URL's port in this machine's /proc/net/tcp" in finding.summary
+    remote, _target = _loopback_bind("http://192.0.2.10:8000/mcp", tmp_path)
+    assert remote.status == "N/A" and "192.0.2.10 is not this machine's loopback" in remote.summary, remote
+
+
+@pytest.fixture(scope="module")
+def audited_by_url(project_root: Path, tmp_path_factory: pytest.TempPathFactory):
+    """One audit by URL of the fixture server bound to every interface: (run, worksheet items, ledger counts)."""
+    tmp = tmp_path_factory.mktemp("bind-quirks")
+    ledger, out = tmp / "ledger.txt", tmp / "audit.json"
+    with serving_http([*BIND_QUIRKS, "--bind", "0.0.0.0", "--ledger", str(ledger)], cwd=tmp) as url:
+        run = run_cli(project_root, "audit", "--url", url, "-o", str(out), limit=120)
+    items = {item["id"]: item for item in json.loads(out.read_text())["items"]}
+    lines = ledger.read_text().split() if ledger.exists() else []
+    return run, items, Counter(lines[::2]), lines
+
+
+@pytest.mark.slow  # a whole audit by URL
+@needs_proc_net
+def test_audit_url_judges_the_bind_and_the_rules_that_need_only_listings(audited_by_url) -> None:
+    run, items, _counts, _lines = audited_by_url
+    assert "Traceback" not in run.text
+    assert run.code == 1, run.text
+    assert "TRN-019 FAIL (high" in run.stdout, run.stdout
+    # AUTH-005 reads tools/list only and ERR-014 resources/list and one read: both run over HTTP, not "stdio-only"
+    assert items["AUTH-005"]["status"] == "Fail", items["AUTH-005"]
+    assert "fetch_report: parameter /api_key asks for a credential by its name" in items["AUTH-005"]["evidence"]
+    assert items["ERR-014"]["status"] == "Fail", items["ERR-014"]
+    assert "a resource that does not exist was answered with a result" in items["ERR-014"]["evidence"]
