@@ -16,7 +16,13 @@ from urllib.parse import urlsplit
 
 import pytest
 from audit_helpers import QUIRKS, run_cli, serving_http
+from mcp_handbook import load_corpus
+from mcp_handbook.audit.engine import STDIO_ONLY
+from mcp_handbook.audit.plan import DOES_NOT_APPLY, NOT_CHECKED, AuditOptions, AuditResult, RuleFinding
+from mcp_handbook.audit.preflight import ServerFacts
+from mcp_handbook.audit.summary import summary_lines
 from mcp_handbook.probes import PROBES, Target
+from mcp_handbook.probes.support import not_applicable
 from mcp_handbook.verify import minimal_env
 
 BIND_QUIRKS = [sys.executable, str(QUIRKS / "http_bind_quirks.py")]
@@ -83,3 +89,27 @@ def test_audit_url_judges_the_bind_and_the_rules_that_need_only_listings(audited
     assert "fetch_report: parameter /api_key asks for a credential by its name" in items["AUTH-005"]["evidence"]
     assert items["ERR-014"]["status"] == "Fail", items["ERR-014"]
     assert "a resource that does not exist was answered with a result" in items["ERR-014"]["evidence"]
+
+
+def test_the_not_checked_banner_lists_every_high_rule_whatever_its_basis_and_says_why(project_root: Path) -> None:
+    rules = {r.id: r for r in load_corpus(project_root).rules}
+    unseen = "not checked: the audit cannot see which address the server listens on; run `ss -ltnp` on its host"
+    findings = (
+        RuleFinding(rules["TRN-019"], "http_loopback_bind", not_applicable(unseen), 0.0, na=NOT_CHECKED),  # spec-should
+        RuleFinding(rules["SEC-017"], "resource_containment", not_applicable(STDIO_ONLY), 0.0, na=NOT_CHECKED),  # spec-must
+        RuleFinding(rules["SEC-019"], "resource_listing_contained", not_applicable(STDIO_ONLY), 0.0, na=NOT_CHECKED),
+        RuleFinding(rules["OPS-008"], "structured_stderr", not_applicable(STDIO_ONLY), 0.0, na=NOT_CHECKED),  # low
+        RuleFinding(rules["TRN-001"], "stdout_jsonrpc_only", not_applicable("does not apply: over HTTP"), 0.0,
+                    na=DOES_NOT_APPLY),
+    )
+    assert (rules["TRN-019"].severity, rules["SEC-017"].severity) == ("high", "high")
+    assert "security" not in (rules["TRN-019"].basis, rules["SEC-017"].basis)
+    result = AuditResult(("http://127.0.0.1:1/mcp",), ServerFacts(answered=True, transport="http"), findings, (), 1.0,
+                         AuditOptions(url="http://127.0.0.1:1/mcp"))
+    lines = summary_lines(result, worksheet=Path("a.md"), fmt="md", manual=0)
+    banner = [line for line in lines if line.startswith("NOT CHECKED")]
+    assert banner == ["NOT CHECKED: 3 rule(s), 2 of them HIGH, every HIGH or security rule that could not be checked; "
+                      "they are not known to be safe:"], lines
+    assert "  SEC-017, SEC-019: stdio-only probe" in lines
+    assert "  TRN-019: the audit cannot see which address the server listens on" in lines
+    assert not any("OPS-008" in line or "TRN-001" in line for line in lines)  # not HIGH, not security; or applies not
