@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections import Counter
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -73,14 +72,17 @@ def audited_by_url(project_root: Path, tmp_path_factory: pytest.TempPathFactory)
     with serving_http([*BIND_QUIRKS, "--bind", "0.0.0.0", "--ledger", str(ledger)], cwd=tmp) as url:
         run = run_cli(project_root, "audit", "--url", url, "-o", str(out), limit=120)
     items = {item["id"]: item for item in json.loads(out.read_text())["items"]}
-    lines = ledger.read_text().split() if ledger.exists() else []
-    return run, items, Counter(lines[::2]), lines
+    asked: dict[str, list[str]] = {}  # session id -> what happened in it, in order: open, METHOD..., delete
+    for line in ledger.read_text().splitlines():
+        what, session_id = line.split()
+        asked.setdefault(session_id, []).append(what)
+    return run, items, asked
 
 
 @pytest.mark.slow  # a whole audit by URL
 @needs_proc_net
 def test_audit_url_judges_the_bind_and_the_rules_that_need_only_listings(audited_by_url) -> None:
-    run, items, _counts, _lines = audited_by_url
+    run, items, _asked = audited_by_url
     assert "Traceback" not in run.text
     assert run.code == 1, run.text
     assert "TRN-019 FAIL (high" in run.stdout, run.stdout
@@ -113,3 +115,19 @@ def test_the_not_checked_banner_lists_every_high_rule_whatever_its_basis_and_say
     assert "  SEC-017, SEC-019: stdio-only probe" in lines
     assert "  TRN-019: the audit cannot see which address the server listens on" in lines
     assert not any("OPS-008" in line or "TRN-001" in line for line in lines)  # not HIGH, not security; or applies not
+
+
+@pytest.mark.slow  # a whole audit by URL
+@needs_proc_net
+def test_audit_url_ends_every_session_it_opens_and_lists_tools_once_for_the_probes_that_only_read(audited_by_url) -> None:
+    _run, _items, asked = audited_by_url
+    opened = [sid for sid, events in asked.items() if events[0] == "open"]
+    left = [sid for sid in opened if "delete" not in asked[sid]]
+    # the Host, Origin and session-id probes open sessions with raw requests: those are ended too
+    assert left == [], f"{len(left)} of {len(opened)} session(s) left open: {[asked[s] for s in left]}"
+    # the probes that judge only the listing read the preflight's: no session of their own that only lists tools.
+    # Three such sessions remain: the preflight's, and those of the two probes that list on the session they call
+    # tools on (ERR-002's and ERR-003's), which here finds nothing it may call (before: 21 such sessions)
+    only_listed = [sid for sid in opened if set(asked[sid]) == {"open", "tools/list", "delete"}]
+    assert len(only_listed) <= 3, f"{len(only_listed)} sessions did nothing but list the tools"
+    assert len(opened) <= 30, len(opened)  # 42 before the listing was shared, 7 of them never ended

@@ -5,7 +5,8 @@ that answers every interface), always on a free port; whatever the bind, it prin
 ``listening on http://127.0.0.1:PORT/mcp`` on stderr, so a test connects over loopback only. Its one tool asks
 for an ``api_key`` (AUTH-005), and a resource that does not exist is answered with an empty ``contents``
 (ERR-014). ``--ledger FILE`` appends one line per session opened (``open ID``), ended (``delete ID``) and per
-``tools/list`` request (``list ID``), so a test counts what an audit left behind. Handshake era only.
+request in it (``METHOD ID``), so a test counts what an audit opened, left behind, and asked where. Handshake era
+only.
 """
 
 import json
@@ -83,8 +84,8 @@ class Handler(BaseHTTPRequestHandler):
                                [("Mcp-Session-Id", sid)])
         if sid not in SESSIONS:
             return self.error(404, message["id"], -32001, "Session not found")
+        note(f"{method} {sid}")
         if method == "tools/list":
-            note(f"list {sid}")
             return self.result(message, {"tools": [TOOL]})
         if method == "resources/list":
             return self.result(message, {"resources": [LISTED]})
