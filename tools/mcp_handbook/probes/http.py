@@ -189,22 +189,26 @@ def send(target: Target, point: Endpoint, message: dict[str, Any] | None, header
         connection.close()
 
 
-def end_sessions(target: Target, *, seconds: float = 1.0) -> int:
+def end_sessions(target: Target, *, seconds: float = 2.0) -> int:
     """DELETE every session :func:`send` opened on the target's endpoint (:attr:`~.support.Target.http_opened`), as a
-    client ends a session it no longer needs; a server that does not answer is not waited on past ``seconds`` each.
-    Returns how many the server acknowledged (2xx)."""
+    client ends a session it no longer needs; a server that does not answer holds this no longer than ``seconds`` in
+    all. Returns how many the server acknowledged (2xx)."""
     ids, target.http_opened[:] = list(target.http_opened), []
     if not ids or target.url is None:
         return 0
     point = parse_url(target.url)
     kind = http.client.HTTPSConnection if point.scheme == "https" else http.client.HTTPConnection
+    deadline = time.monotonic() + seconds
     ended = 0
     for session_id in ids:
-        connection = kind(point.host, point.port, timeout=seconds)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        connection = kind(point.host, point.port, timeout=left)
         try:
             connection.request("DELETE", point.path, headers={**dict(target.http_headers), "Mcp-Session-Id": session_id})
             response = connection.getresponse()
-            read_body(response, seconds=seconds, limit=READ_CHUNK)
+            read_body(response, seconds=left, limit=READ_CHUNK)
             ended += 200 <= response.status < 300
         except (OSError, http.client.HTTPException):
             pass
