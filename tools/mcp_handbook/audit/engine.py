@@ -13,6 +13,7 @@ N/A, not checked, with that cause, never a FAIL each.
 
 from __future__ import annotations
 
+import copy
 import os
 import secrets
 import shutil
@@ -22,6 +23,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from .. import procs
 from ..model import Corpus, Rule
@@ -70,6 +72,16 @@ class _Targets:
     """The endpoint of a server audited over HTTP (then ``argv`` is empty: no process is started)."""
     headers: tuple[tuple[str, str], ...] = ()
     made: list[AuditTarget] = field(default_factory=list)
+    listing: tuple[bool, list[dict[str, Any]]] | None = None
+    """Over HTTP: the tools the preflight listed, and whether in the 2026-07-28 era (:meth:`share_listing`)."""
+
+    def share_listing(self, facts: ServerFacts) -> None:
+        """Over HTTP every probe meets the same running server, so the listing the preflight read on its session is
+        every probe's: a probe that only reads the listing (the tool-definition rules) opens no session of its own.
+        The preflight lists in the handshake era when the server answered ``initialize``, else in 2026-07-28; only a
+        probe met in that same era gets it. Over stdio each probe's fresh process lists for itself."""
+        if self.url and facts.answered and facts.tools_listed:
+            self.listing = (not facts.legacy, facts.tools)
 
     def served_root(self, workspace: Path) -> Path | None:
         """The folder the server serves: the workspace when the command names it, else the first ``--root``."""
@@ -114,6 +126,8 @@ class _Targets:
             timeout=wait, guard=replace(guard, blocked=[]), root=self.served_root(workspace),
             transport="http" if self.url else "stdio", url=self.url, http_headers=self.headers, modern=modern,
         )
+        if self.listing is not None and self.listing[0] == modern:
+            target.listing = copy.deepcopy(self.listing[1])  # a probe may change what it was given; the next one not
         self.made.append(target)
         return target
 
@@ -249,6 +263,7 @@ def run_audit(
                            url=options.url, headers=options.headers)
         try:
             facts, pre = _preflight(targets, options, deadline)
+            targets.share_listing(facts)
             _choose_era(facts, options.era)
             plan = _plan(corpus, options)
             elsewhere = {r.id: why for rules in plan.values() for r in rules if (why := does_not_apply(r, facts))}

@@ -32,6 +32,30 @@ def tool_calls_line(options: AuditOptions) -> str:
             "not checked: audit a server you do not trust in a sandbox")
 
 
+def short_why(summary: str) -> str:
+    """Why a rule was not checked, in the few words before its N/A's explanation: ``stdio-only probe``, ``root
+    unknown``, ``the audit cannot see which address the server listens on``."""
+    why = summary.removeprefix("not checked: ")
+    for stop in (" (", "; ", ": "):
+        why = why.split(stop, 1)[0]
+    return why if len(why) <= 90 else why[:89] + "…"
+
+
+def not_checked_banner(unchecked: list[RuleFinding]) -> list[str]:
+    """The banner a reader must not miss: every HIGH rule and every security rule that was not checked, whatever its
+    basis (a HIGH spec rule left unchecked is as unknown as a security one), grouped by why, in the rules' order."""
+    shown = [f for f in unchecked if f.rule.severity == "high" or f.rule.basis == "security"]
+    if not shown:
+        return []
+    high = sum(1 for f in shown if f.rule.severity == "high")
+    by_why: dict[str, list[str]] = {}
+    for found in shown:
+        by_why.setdefault(short_why(clean(found.finding.summary)), []).append(found.rule.id)
+    return [f"NOT CHECKED: {len(shown)} rule(s), {high} of them HIGH, every HIGH or security rule that could not be "
+            "checked; they are not known to be safe:",
+            *(f"  {', '.join(ids)}: {why}" for why, ids in by_why.items())]
+
+
 def page_of(rule: Rule, corpus: Corpus | None) -> str:
     """Where the author reads the rule: its published page, or its file when no corpus (and so no site) is known."""
     return corpus.page_url(rule) if corpus is not None and corpus.site else str(rule.location)
@@ -101,10 +125,8 @@ def summary_lines(result: AuditResult, *, worksheet: Path, fmt: str, manual: int
     elif result.stopped:
         lines.insert(0, f"STOPPED: {clean(result.stopped)[:400]}; every rule that needed its answers is N/A, not checked")
     unchecked = result.not_checked()
-    unchecked_security = [f for f in unchecked if f.rule.basis == "security"]
-    if unchecked_security and result.facts.answered and not result.stopped:
-        ids = ", ".join(f.rule.id for f in unchecked_security)
-        lines.insert(0, f"NOT CHECKED: {len(unchecked_security)} security rule(s) could not be checked and are not known to be safe: {ids}")
+    if result.facts.answered and not result.stopped:
+        lines[0:0] = not_checked_banner(unchecked)
     elsewhere = sum(1 for f in result.findings if f.na == DOES_NOT_APPLY)
     lines.append(f"  N/A: {elsewhere} do not apply to this server, {len(unchecked)} not checked")
     for severity in SEVERITIES:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..probes.http import end_sessions
 from ..probes.support import Target, mask
 from ..wire import Message, WireSession
 from .guard import ToolCallGuard, listed_tools
@@ -101,9 +102,12 @@ class AuditTarget(Target):
             s.close(grace=0.2)
 
     def wind_down(self) -> None:
-        """The ordinary end of a probe: close stdin, then SIGTERM, then SIGKILL, group and all."""
+        """The ordinary end of a probe: close stdin, then SIGTERM, then SIGKILL, group and all; over HTTP, end (DELETE)
+        every session the probe opened, its raw requests' too, so a server audited by URL keeps none of them."""
         for s in self._close():
             s.close(grace=0.5)
+        if self.transport == "http":
+            end_sessions(self)
 
     def canary_sightings(self) -> list[str]:
         """Where the canary secret came back: ``stdout``/``stderr`` rows, excerpted around it.

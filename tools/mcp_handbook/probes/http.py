@@ -179,11 +179,42 @@ def send(target: Target, point: Endpoint, message: dict[str, Any] | None, header
         connection.request(method, point.path, body=body, headers=sent)
         response = connection.getresponse()
         data, _stopped = read_body(response, seconds=target.timeout)  # a stream still open: what came is the answer
-        return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, data)
+        answer = Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, data)
+        if answer.headers.get("mcp-session-id"):
+            target.http_opened.append(answer.headers["mcp-session-id"])
+        return answer
     except (OSError, http.client.HTTPException) as exc:
         raise ProbeAbort(failed("no_answer", f"{method} {point.path} got no HTTP answer: {type(exc).__name__}: {exc}")) from None
     finally:
         connection.close()
+
+
+def end_sessions(target: Target, *, seconds: float = 2.0) -> int:
+    """DELETE every session :func:`send` opened on the target's endpoint (:attr:`~.support.Target.http_opened`), as a
+    client ends a session it no longer needs; a server that does not answer holds this no longer than ``seconds`` in
+    all. Returns how many the server acknowledged (2xx)."""
+    ids, target.http_opened[:] = list(target.http_opened), []
+    if not ids or target.url is None:
+        return 0
+    point = parse_url(target.url)
+    kind = http.client.HTTPSConnection if point.scheme == "https" else http.client.HTTPConnection
+    deadline = time.monotonic() + seconds
+    ended = 0
+    for session_id in ids:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        connection = kind(point.host, point.port, timeout=left)
+        try:
+            connection.request("DELETE", point.path, headers={**dict(target.http_headers), "Mcp-Session-Id": session_id})
+            response = connection.getresponse()
+            read_body(response, seconds=left, limit=READ_CHUNK)
+            ended += 200 <= response.status < 300
+        except (OSError, http.client.HTTPException):
+            pass
+        finally:
+            connection.close()
+    return ended
 
 
 def initialize_message(rid: int = 1) -> dict[str, Any]:

@@ -134,6 +134,9 @@ class Target:
     sessions: list[WireSession | HttpSession] = field(default_factory=list)
     listing: list[dict[str, Any]] | Finding | None = None
     """The tools this target listed (or the finding that says why it could not), kept for the next probe."""
+    http_opened: list[str] = field(default_factory=list)
+    """Session ids the server issued to requests sent outside any session object (:func:`~.http.send`): whoever
+    ends the target may end them too (an audit by URL does, so a server it leaves running keeps none of them)."""
 
     def start(self, *, pass_fds: Iterable[int] = (), extra_env: dict[str, str] | None = None) -> WireSession:
         """A new session: a fresh server process on its pipes, or, once the HTTP endpoint is known, a new client

@@ -2,10 +2,10 @@
 
 A parameter named ``github_token`` or described as "your API key" makes the model the courier of the
 user's secrets: it asks for them in the chat, keeps them in its context and sends them wherever the call
-goes. Credentials belong in the server's launch configuration. The probe reads ``tools/list`` (no calls)
-and walks every input schema, nested objects, arrays, ``$defs`` and combinators included, for parameters
-that ask for a credential by name or description, and every definition for the server's canary or a
-credential-shaped literal.
+goes. Credentials belong in the server's launch configuration. The probe reads ``tools/list`` (no calls, so
+it runs over Streamable HTTP too) and walks every input schema, nested objects, arrays, ``$defs`` and
+combinators included, for parameters that ask for a credential by name or description, and every
+definition for the server's canary or a credential-shaped literal.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def _schema_properties(schema: Any, pointer: str = "", depth: int = 0) -> Iterat
             yield from _schema_properties(sub, f"{pointer}/{key}/{name}", depth + 1)
 
 
-@probe("no_credential_parameters", "no tool asks for or carries a credential", reasons={
+@probe("no_credential_parameters", "no tool asks for or carries a credential", over_http=True, reasons={
     "credential_parameter": "a parameter asks the caller for a credential, by its name or its description",
     "secret_in_definition": "a tool definition carries the server's secret or a credential-shaped literal",
 })

@@ -4,7 +4,9 @@
 (an empty array could mean an empty resource); 2025-11-25 recommends -32002, and since the official SDK and
 2026-07-28 moved to -32602, a handshake-era answer of either is accepted. A crash (-32603) or a result is
 neither. The probe derives a missing URI from one the server lists (a sibling name no file has) and reads it
-in the handshake era and, when the server speaks it, in 2026-07-28.
+in the handshake era and, when the server speaks it, in 2026-07-28; a server met in 2026-07-28 only (the
+auditor's choice for one that does not answer ``initialize``) is read in that era only. It needs nothing but
+the server's answers, so it runs over Streamable HTTP too.
 """
 
 from __future__ import annotations
@@ -76,7 +78,7 @@ def _listed_file(root: Path | None) -> Iterator[None]:
             planted.unlink(missing_ok=True)
 
 
-@probe("unknown_resource", "a resource that does not exist gets the specified error", reasons={
+@probe("unknown_resource", "a resource that does not exist gets the specified error", over_http=True, reasons={
     "not_found_served": "resources/read of a resource that does not exist returned a result (empty contents or not)",
     "wrong_not_found_code": "the error code is not the revision's: -32602 in 2026-07-28; -32002 (or -32602) before",
     "internal_error_for_missing": "a missing resource was answered -32603 Internal error, as if the server broke",
@@ -91,17 +93,26 @@ def unknown_resource(target: Target) -> Finding:
         return _read_missing(session, target)
 
 
+def _read_once(session: WireSession, target: Target, era: str, params: dict[str, Any], allowed: tuple[int, ...],
+               evidence: list[str]) -> tuple[str, str] | None:
+    """Read the missing URI once in ``era``, note the answer in ``evidence``, and :func:`_judge` it."""
+    answer = session.request("resources/read", params, timeout=target.timeout)
+    evidence.append(f"{era}: resources/read {params['uri']} -> {compact(answer, 200)}")
+    return _judge(era, answer, allowed)
+
+
 def _read_missing(session: WireSession, target: Target) -> Finding:
     uri = _missing_uri(session, target)
     if uri is None:
         return not_applicable("not checked: resources/list lists no resource to derive a missing URI from")
-    legacy = session.request("resources/read", {"uri": uri}, timeout=target.timeout)
-    evidence = [f"handshake era: resources/read {uri} -> {compact(legacy, 200)}"]
-    problem = _judge("handshake era", legacy, (NOT_FOUND_LEGACY, INVALID_PARAMS))
-    if problem is None and _speaks_modern(session, target):
-        modern = session.request("resources/read", {"uri": uri, "_meta": modern_meta()}, timeout=target.timeout)
-        evidence.append(f"2026-07-28: resources/read {uri} -> {compact(modern, 200)}")
-        problem = _judge("2026-07-28", modern, (INVALID_PARAMS,))
+    evidence: list[str] = []
+    if target.modern:  # the session already puts the 2026-07-28 envelope on every request: no handshake-era read
+        problem = _read_once(session, target, "2026-07-28", {"uri": uri}, (INVALID_PARAMS,), evidence)
+    else:
+        problem = _read_once(session, target, "handshake era", {"uri": uri}, (NOT_FOUND_LEGACY, INVALID_PARAMS), evidence)
+        if problem is None and _speaks_modern(session, target):
+            problem = _read_once(session, target, "2026-07-28", {"uri": uri, "_meta": modern_meta()}, (INVALID_PARAMS,),
+                                 evidence)
     if problem is not None:
         return failed(problem[0], problem[1], *evidence)
     return passed("a resource that does not exist gets the revision's not-found error", *evidence)
