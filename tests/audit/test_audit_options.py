@@ -138,3 +138,38 @@ def test_json_evidence_keeps_every_row_a_table_cell_is_cut() -> None:
     assert evidence_text(finding, "json").count("\n") == 40
     table = evidence_text(finding, "csv")
     assert table.count("\n") == 13 and table.endswith("… 28 more row(s)")
+
+
+ACTING = [sys.executable, str(QUIRKS / "acting_prompts.py")]
+ACTING_RULES = frozenset({"ERR-015", "ERR-014", "OPS-003", "SEC-017", "SEC-018", "TOOL-005"})
+
+
+@pytest.mark.slow  # a whole audit
+def test_no_tool_calls_sends_nothing_that_runs_server_code(corpus, tmp_path: Path) -> None:
+    """Like mcp-server-commands, whose run_command prompt ran ``/bin/sh -c undefined`` for ERR-015: under
+    --no-tool-calls no prompts/get, resources/read or completion/complete is sent, and the rules that need one
+    say so."""
+    tripwire = tmp_path / "tripwire"
+    options = AuditOptions(wait=2, tool_calls=False, rules=ACTING_RULES, roots=(str(tmp_path),))
+    result = run_audit(corpus, [*ACTING, "--tripwire", str(tripwire)], options=options)
+    verdicts = _verdicts(result)
+    assert not tripwire.exists(), tripwire.read_text()
+    for rule_id in ("ERR-015", "ERR-014", "SEC-017", "SEC-018"):
+        status, na, summary = verdicts[rule_id]
+        assert (status, na) == ("N/A", NOT_CHECKED) and summary.startswith("not checked: --no-tool-calls"), (rule_id, summary)
+    assert verdicts["OPS-003"][0] == "PASS" and verdicts["TOOL-005"][0] == "PASS"  # listings are still judged
+
+
+@pytest.mark.slow  # a whole audit
+def test_the_default_guard_renders_no_prompt_that_runs_commands(corpus, tmp_path: Path) -> None:
+    """Read-only tools only (the default): ERR-015 checks the template prompt and leaves run_command alone, unless
+    the user names it."""
+    tripwire = tmp_path / "tripwire"
+    result = run_audit(corpus, [*ACTING, "--tripwire", str(tripwire)], options=AuditOptions(wait=2, rules=frozenset({"ERR-015"})))
+    finding = next(f.finding for f in result.findings if f.rule.id == "ERR-015")
+    assert finding.status == "PASS", finding
+    assert any("run_command" in row and "not rendered" in row for row in finding.evidence), finding.evidence
+    assert not tripwire.exists(), tripwire.read_text()
+    named = AuditOptions(wait=2, rules=frozenset({"ERR-015"}), allow_tool_calls=frozenset({"run_command"}))
+    run_audit(corpus, [*ACTING, "--tripwire", str(tripwire)], options=named)
+    assert "prompts/get run_command" in tripwire.read_text()
