@@ -173,3 +173,14 @@ def test_the_default_guard_renders_no_prompt_that_runs_commands(corpus, tmp_path
     named = AuditOptions(wait=2, rules=frozenset({"ERR-015"}), allow_tool_calls=frozenset({"run_command"}))
     run_audit(corpus, [*ACTING, "--tripwire", str(tripwire)], options=named)
     assert "prompts/get run_command" in tripwire.read_text()
+
+
+@pytest.mark.slow  # a whole audit
+def test_no_tool_calls_still_judges_the_stderr_the_server_wrote(corpus) -> None:
+    """OPS-008 used to be N/A under --no-tool-calls (its probe tried a call and was stopped) although the server had
+    already written free text to stderr, as mcp-server-commands does at start."""
+    command = ["/bin/sh", "-c", f"echo 'INFO: verbose logging disabled' >&2; exec {sys.executable} {HOSTILE / 'tiny.py'}"]
+    result = run_audit(corpus, command, options=AuditOptions(wait=2, tool_calls=False, rules=frozenset({"OPS-008"})))
+    finding = next(f.finding for f in result.findings if f.rule.id == "OPS-008")
+    assert (finding.status, finding.reason) == ("FAIL", "not_json"), finding
+    assert any("INFO: verbose logging disabled" in row for row in finding.evidence), finding.evidence
