@@ -150,3 +150,31 @@ PYDANTIC = ("1 validation error for get_current_timeArguments\ntimezone\n  Field
 ])
 def test_validator_dump_is_told_by_its_shape(text: str, library: str) -> None:
     assert validator_dump(text) == library
+
+
+# -- ERR-002: a refusal sent as a success is read for what it says ------------------------------------------
+
+def test_a_refusal_sent_as_a_success_fails_with_its_text(run_probe) -> None:
+    """The probe used to pass a missing file answered ``isError: false`` whatever the text said."""
+    finding = run_probe("tool_failures_are_results", "err_refusal_as_success", "--text", "refusal")
+    assert (finding.status, finding.reason) == ("FAIL", "failure_reported_as_success"), finding
+    assert any("ENOENT: no such file or directory" in row for row in finding.evidence), finding.evidence
+
+
+def test_ordinary_output_that_mentions_errors_is_not_a_failure(run_probe) -> None:
+    finding = run_probe("tool_failures_are_results", "err_refusal_as_success", "--text", "report")
+    assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
+
+
+@pytest.mark.parametrize(("text", "fails"), [
+    ("Error: path outside allowed directories", True), ("error: no such table: x", True),
+    ("Failed to open workbook", True), ("Invalid path: ../x", True), ("FileNotFoundError: [Errno 2] x", True),
+    ("Error executing tool read: boom", True), ("Could not read x", True),
+    ("Traceback (most recent call last):\n  File \"x.py\", line 1", True),
+    ("3 lines, 1 error", False), ("Errors found: 0", False), ("error_rate,0.01", False), ("", False),
+    ("Invalidation queue is empty", False),
+])
+def test_failure_text_is_read_from_its_opening(text: str, fails: bool) -> None:
+    from mcp_handbook.probes.errors._common import reported_failure
+    response = {"result": {"content": [{"type": "text", "text": text}]}}
+    assert (reported_failure(response) is not None) is fails, text
