@@ -178,3 +178,23 @@ def test_failure_text_is_read_from_its_opening(text: str, fails: bool) -> None:
     from mcp_handbook.probes.errors._common import reported_failure
     response = {"result": {"content": [{"type": "text", "text": text}]}}
     assert (reported_failure(response) is not None) is fails, text
+
+
+# -- ERR-006: the verdict and its evidence rest on what fails the rule ---------------------------------------
+
+def test_deviations_the_rule_keeps_and_err_007s_silence_are_not_counted(run_probe) -> None:
+    """The probe used to fail the Python SDK's defaults (an isError result for an unknown tool, a foreign cursor
+    ignored by a server that never pages) and count the silence on bad JSON that ERR-007 already reports."""
+    finding = run_probe("protocol_error_codes", "err_sdk_defaults")
+    assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
+    rows = "\n".join(finding.evidence)
+    assert "tools/call of an unknown tool: tolerated" in rows and "never issued: tolerated" in rows, rows
+    assert "malformed JSON: no answer (ERR-007 judges this; not counted here)" in rows, rows
+
+
+def test_only_what_fails_the_rule_is_counted(run_probe) -> None:
+    finding = run_probe("protocol_error_codes", "err_sdk_defaults", "--internal-for-bad-params")
+    assert (finding.status, finding.reason) == ("FAIL", "wrong_error_code"), finding
+    assert finding.summary.startswith("2 protocol fault(s) got the wrong answer"), finding.summary  # no name, bad args
+    counted = [row for row in finding.evidence if "expected JSON-RPC error" in row]
+    assert len(counted) == 2 and all("got code -32603" in row for row in counted), finding.evidence

@@ -22,6 +22,9 @@ from ._common import answers_between, describe, leak_reason, leaks
 
 UNKNOWN_METHOD = "hb/no_such_method"
 UNKNOWN_TOOL = "tools/call of an unknown tool"
+FOREIGN_CURSOR = "tools/list with a cursor the server never issued"
+FRAMING_FAULTS = ("malformed JSON", "invalid UTF-8")
+"""Cases ERR-007 judges in depth: their silence is its finding, not counted here again (a wrong code still is)."""
 """The label of the case whose success answer is worse than any other wrong answer: a tool that does not exist "ran"."""
 
 
@@ -33,7 +36,7 @@ def _provoke(session: WireSession, target: Target, init: dict[str, Any],
         (f"unknown method {UNKNOWN_METHOD}", -32601, UNKNOWN_METHOD, {}),
         (UNKNOWN_TOOL, -32602, "tools/call", {"name": f"hb_no_such_tool_{secrets.token_hex(3)}"}),
         ("tools/call without a name", -32602, "tools/call", {"arguments": {}}),
-        ("tools/list with a cursor the server never issued", -32602, "tools/list", {"cursor": "hb-not-a-cursor"}),
+        (FOREIGN_CURSOR, -32602, "tools/list", {"cursor": "hb-not-a-cursor"}),
     ]
     if real is not None:
         cases.append(("tools/call with arguments that are not an object", -32602, "tools/call",
@@ -56,6 +59,24 @@ def _provoke(session: WireSession, target: Target, init: dict[str, Any],
     return out
 
 
+def _pages(session: WireSession) -> bool:
+    """Whether any ``tools/list`` answer so far handed out a cursor: a server that never does may ignore a foreign one."""
+    return any(isinstance(m.value, dict) and isinstance(m.value.get("result"), dict) and m.value["result"].get("nextCursor")
+               for m in session.stdout)
+
+
+def _tolerated(label: str, response: dict[str, Any], pages: bool) -> str | None:
+    """Why an answer that is not the standard code is a deviation the rule's *When to deviate* keeps, or None:
+    an unknown tool answered with an isError result (the model reads it and can list the tools), a foreign cursor
+    ignored by a server that never pages (the full list once, no cursor to loop on)."""
+    if label == UNKNOWN_TOOL and is_error_result(response):
+        return "an isError result for an unknown tool (When to deviate: an SDK's default the model can act on)"
+    result = response.get("result")
+    if label == FOREIGN_CURSOR and not pages and isinstance(result, dict) and not result.get("nextCursor"):
+        return "the whole list again, from a server that never pages (When to deviate: it cannot loop a client)"
+    return None
+
+
 @probe("protocol_error_codes", "protocol faults get -32601 / -32602 / -32700", calls_tools=True,
        over_http=True, reasons={
            "wrong_error_code": "a protocol fault got a JSON-RPC error with another code than the standard one",
@@ -66,15 +87,26 @@ def _provoke(session: WireSession, target: Target, init: dict[str, Any],
            "fault_unanswered": "a protocol fault got no answer at all",
        })
 def protocol_error_codes(target: Target) -> Finding:
-    """Unknown method -32601; unknown tool, missing name, bad cursor, bad params -32602; bad JSON -32700."""
+    """Unknown method -32601; unknown tool, missing name, bad cursor, bad params -32602; bad JSON -32700.
+
+    The summary and the evidence rest on what fails the rule: deviations its *When to deviate* keeps are named as
+    such and not counted, and silence on a framing fault is ERR-007's finding, named but not counted again."""
     session, init, listed = session_with_tools(target)
+    pages = _pages(session)
     evidence: list[str] = []
     problems: list[tuple[str, str]] = []  # (reason, what happened)
+    notes: list[str] = []  # seen, not counted: tolerated deviations, ERR-007's silence
     for label, code, response in _provoke(session, target, init, callable_tools(target, listed)):
         if response is None:
-            problems.append(("fault_unanswered", f"{label}: no answer"))
+            if label in FRAMING_FAULTS:
+                notes.append(f"{label}: no answer (ERR-007 judges this; not counted here)")
+            else:
+                problems.append(("fault_unanswered", f"{label}: no answer"))
             continue
         evidence.append(f"{label} -> {describe(response)}")
+        if (why := _tolerated(label, response, pages)) is not None:
+            notes.append(f"{label}: tolerated, {why}")
+            continue
         got = error_code(response)
         if label == UNKNOWN_TOOL and "error" not in response and not is_error_result(response):
             # first, whatever else is wrong: the isError answer is a deviation the rule tolerates, this never is
@@ -92,8 +124,10 @@ def protocol_error_codes(target: Target) -> Finding:
         summary = f"{len(problems)} protocol fault(s) got the wrong answer"
         if problems[0][0] == "unknown_tool_succeeded":
             summary = f"a tools/call of a tool the server never listed got a success result; {summary}"
-        return failed(problems[0][0], summary, *(text for _reason, text in problems), *evidence)
-    return passed(f"{len(evidence)} protocol faults got the standard codes", *evidence)
+        return failed(problems[0][0], summary, *(text for _reason, text in problems), *notes)
+    standard = len(evidence) - sum(1 for n in notes if ": tolerated, " in n)
+    return passed(f"{standard} protocol fault(s) got the standard codes"
+                  + (f"; not counted: {len(notes)} (see below)" if notes else ""), *notes, *evidence)
 
 
 @probe("clean_protocol_errors", "JSON-RPC errors carry no trace, path or secret", calls_tools=True,
