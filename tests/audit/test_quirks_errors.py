@@ -198,3 +198,18 @@ def test_only_what_fails_the_rule_is_counted(run_probe) -> None:
     assert finding.summary.startswith("2 protocol fault(s) got the wrong answer"), finding.summary  # no name, bad args
     counted = [row for row in finding.evidence if "expected JSON-RPC error" in row]
     assert len(counted) == 2 and all("got code -32603" in row for row in counted), finding.evidence
+
+
+# -- ERR-010: a validator's raw report is an exception's raw text -------------------------------------------
+
+@pytest.mark.parametrize("where", ["message", "data"])
+def test_a_zod_issue_list_as_a_protocol_error_fails(run_probe, where: str) -> None:
+    """The probe used to pass zod's issue list as a JSON-RPC error's message, which the rule's summary forbids."""
+    finding = run_probe("clean_protocol_errors", "err_zod_protocol", *(["--in-data"] if where == "data" else []))
+    assert (finding.status, finding.reason) == ("FAIL", "raw_exception_text"), finding
+    assert any("zod's raw report" in row and "invalid_type" in row for row in finding.evidence), finding.evidence
+
+
+def test_a_protocol_error_written_for_the_client_passes(run_probe) -> None:
+    finding = run_probe("clean_protocol_errors", "err_zod_protocol", "--clean")
+    assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)

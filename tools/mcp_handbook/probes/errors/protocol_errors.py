@@ -18,7 +18,7 @@ from ..support import (
     Finding, Target, WireSession, WireTimeout, ask, callable_tools, compact, error_code, failed, is_error_result,
     not_applicable, passed, session_with_tools,
 )
-from ._common import answers_between, describe, leak_reason, leaks
+from ._common import answers_between, describe, leak_reason, leaks, validator_dump
 
 UNKNOWN_METHOD = "hb/no_such_method"
 UNKNOWN_TOOL = "tools/call of an unknown tool"
@@ -130,14 +130,31 @@ def protocol_error_codes(target: Target) -> Finding:
                   + (f"; not counted: {len(notes)} (see below)" if notes else ""), *notes, *evidence)
 
 
+def _raw_dump(error: Any) -> str:
+    """The validation library whose raw report an error's message or data is ("" when none): each is read as the
+    text the client gets (a message string as it is, structured data as JSON), so a zod issue list inside a
+    message string is found."""
+    if not isinstance(error, dict):
+        return ""
+    parts = [error.get("message"), error.get("data")]
+    texts = [p if isinstance(p, str) else json.dumps(p, ensure_ascii=False) for p in parts if p is not None]
+    return next((lib for lib in map(validator_dump, texts) if lib), "")
+
+
 @probe("clean_protocol_errors", "JSON-RPC errors carry no trace, path or secret", calls_tools=True,
        over_http=True, reasons={
            "leaked_secret": "a JSON-RPC error's message or data carries the secret from the server's environment",
            "leaked_internals": "a JSON-RPC error's message or data carries a stack trace, the workspace path or a "
                                "source path",
+           "raw_exception_text": "a JSON-RPC error's message or data is a library's raw exception text: a validation "
+                                 "library's report (zod's issue list, pydantic's ValidationError, jsonschema's "
+                                 "'Failed validating')",
        })
 def clean_protocol_errors(target: Target) -> Finding:
-    """No stack trace, source path, workspace path or secret in any JSON-RPC error message or data."""
+    """No stack trace, source path, workspace path, secret or validator's raw report in any JSON-RPC error.
+
+    A validator's raw report is an exception's raw text the rule forbids: the TypeScript SDK's zod issue list
+    sent as the message names internal paths and types and quotes what was received."""
     session, init, listed = session_with_tools(target)
     evidence: list[str] = []
     problems: list[tuple[str, str]] = []  # (reason, what happened)
@@ -149,10 +166,14 @@ def clean_protocol_errors(target: Target) -> Finding:
         if found:
             problems.append((leak_reason(found),
                              f"{label}: the error shows the client {', '.join(found)}: {compact(response['error'], 300)}"))
+        elif dump := _raw_dump(response["error"]):
+            problems.append(("raw_exception_text", f"{label}: the error is {dump}'s raw report, an exception's text "
+                                                   f"sent as it was raised: {compact(response['error'], 300)}"))
     if not evidence:
         return not_applicable("no protocol error could be provoked")
     if problems:
         reason = "leaked_secret" if any(r == "leaked_secret" for r, _text in problems) else problems[0][0]
-        return failed(reason, f"{len(problems)} JSON-RPC error(s) carry internals",
+        return failed(reason, f"{len(problems)} JSON-RPC error(s) carry internals or a raw exception text",
                       *(text for _reason, text in problems))
-    return passed(f"{len(evidence)} JSON-RPC errors carry no stack trace, path or secret", *evidence)
+    return passed(f"{len(evidence)} JSON-RPC errors carry no stack trace, path, secret or validator's raw report",
+                  *evidence)
