@@ -184,3 +184,17 @@ def test_no_tool_calls_still_judges_the_stderr_the_server_wrote(corpus) -> None:
     finding = next(f.finding for f in result.findings if f.rule.id == "OPS-008")
     assert (finding.status, finding.reason) == ("FAIL", "not_json"), finding
     assert any("INFO: verbose logging disabled" in row for row in finding.evidence), finding.evidence
+
+
+def test_the_guard_refuses_every_acting_request_under_no_tool_calls() -> None:
+    from mcp_handbook.audit.guard import BlockedToolCall, ToolCallGuard, acting_prompt
+    guard = ToolCallGuard(allow=frozenset(), calls=False)
+    for frame in (b'{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"x"}}',
+                  b'{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"file:///a"}}',
+                  b'{"jsonrpc":"2.0","id":3,"method":"completion/complete"', b"tools/call not even JSON"):
+        with pytest.raises(BlockedToolCall):
+            guard.check(frame)
+    guard.check(b'{"jsonrpc":"2.0","id":4,"method":"prompts/list"}')  # listings still go through
+    assert acting_prompt({"name": "run_command", "arguments": [{"name": "command", "required": True}]})
+    assert acting_prompt({"name": "report", "arguments": [{"name": "sql"}]})
+    assert not acting_prompt({"name": "greet", "description": "A greeting for someone.", "arguments": [{"name": "name"}]})
