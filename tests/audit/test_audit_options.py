@@ -138,3 +138,63 @@ def test_json_evidence_keeps_every_row_a_table_cell_is_cut() -> None:
     assert evidence_text(finding, "json").count("\n") == 40
     table = evidence_text(finding, "csv")
     assert table.count("\n") == 13 and table.endswith("… 28 more row(s)")
+
+
+ACTING = [sys.executable, str(QUIRKS / "acting_prompts.py")]
+ACTING_RULES = frozenset({"ERR-015", "ERR-014", "OPS-003", "SEC-017", "SEC-018", "TOOL-005"})
+
+
+@pytest.mark.slow  # a whole audit
+def test_no_tool_calls_sends_nothing_that_runs_server_code(corpus, tmp_path: Path) -> None:
+    """Like mcp-server-commands, whose run_command prompt ran ``/bin/sh -c undefined`` for ERR-015: under
+    --no-tool-calls no prompts/get, resources/read or completion/complete is sent, and the rules that need one
+    say so."""
+    tripwire = tmp_path / "tripwire"
+    options = AuditOptions(wait=2, tool_calls=False, rules=ACTING_RULES, roots=(str(tmp_path),))
+    result = run_audit(corpus, [*ACTING, "--tripwire", str(tripwire)], options=options)
+    verdicts = _verdicts(result)
+    assert not tripwire.exists(), tripwire.read_text()
+    for rule_id in ("ERR-015", "ERR-014", "SEC-017", "SEC-018"):
+        status, na, summary = verdicts[rule_id]
+        assert (status, na) == ("N/A", NOT_CHECKED) and summary.startswith("not checked: --no-tool-calls"), (rule_id, summary)
+    assert verdicts["OPS-003"][0] == "PASS" and verdicts["TOOL-005"][0] == "PASS"  # listings are still judged
+
+
+@pytest.mark.slow  # a whole audit
+def test_the_default_guard_renders_no_prompt_that_runs_commands(corpus, tmp_path: Path) -> None:
+    """Read-only tools only (the default): ERR-015 checks the template prompt and leaves run_command alone, unless
+    the user names it."""
+    tripwire = tmp_path / "tripwire"
+    result = run_audit(corpus, [*ACTING, "--tripwire", str(tripwire)], options=AuditOptions(wait=2, rules=frozenset({"ERR-015"})))
+    finding = next(f.finding for f in result.findings if f.rule.id == "ERR-015")
+    assert finding.status == "PASS", finding
+    assert any("run_command" in row and "not rendered" in row for row in finding.evidence), finding.evidence
+    assert not tripwire.exists(), tripwire.read_text()
+    named = AuditOptions(wait=2, rules=frozenset({"ERR-015"}), allow_tool_calls=frozenset({"run_command"}))
+    run_audit(corpus, [*ACTING, "--tripwire", str(tripwire)], options=named)
+    assert "prompts/get run_command" in tripwire.read_text()
+
+
+@pytest.mark.slow  # a whole audit
+def test_no_tool_calls_still_judges_the_stderr_the_server_wrote(corpus) -> None:
+    """OPS-008 used to be N/A under --no-tool-calls (its probe tried a call and was stopped) although the server had
+    already written free text to stderr, as mcp-server-commands does at start."""
+    command = ["/bin/sh", "-c", f"echo 'INFO: verbose logging disabled' >&2; exec {sys.executable} {HOSTILE / 'tiny.py'}"]
+    result = run_audit(corpus, command, options=AuditOptions(wait=2, tool_calls=False, rules=frozenset({"OPS-008"})))
+    finding = next(f.finding for f in result.findings if f.rule.id == "OPS-008")
+    assert (finding.status, finding.reason) == ("FAIL", "not_json"), finding
+    assert any("INFO: verbose logging disabled" in row for row in finding.evidence), finding.evidence
+
+
+def test_the_guard_refuses_every_acting_request_under_no_tool_calls() -> None:
+    from mcp_handbook.audit.guard import BlockedToolCall, ToolCallGuard, acting_prompt
+    guard = ToolCallGuard(allow=frozenset(), calls=False)
+    for frame in (b'{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"x"}}',
+                  b'{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"file:///a"}}',
+                  b'{"jsonrpc":"2.0","id":3,"method":"completion/complete"', b"tools/call not even JSON"):
+        with pytest.raises(BlockedToolCall):
+            guard.check(frame)
+    guard.check(b'{"jsonrpc":"2.0","id":4,"method":"prompts/list"}')  # listings still go through
+    assert acting_prompt({"name": "run_command", "arguments": [{"name": "command", "required": True}]})
+    assert acting_prompt({"name": "report", "arguments": [{"name": "sql"}]})
+    assert not acting_prompt({"name": "greet", "description": "A greeting for someone.", "arguments": [{"name": "name"}]})

@@ -64,3 +64,11 @@ def test_a_server_that_hands_out_no_cursor_is_outside_the_paging_rule(tmp_path: 
     finding = _run("tools_list_paging", tmp_path, "ops_quirks.py")
     assert finding.status == "N/A", finding
     assert finding.summary.startswith("does not apply:"), finding.summary
+
+
+def test_a_banner_hidden_by_block_buffering_is_seen(tmp_path: Path) -> None:
+    """TRN-001: a Python server's print() banner waited in its stdout buffer until exit; stopped by SIGTERM first,
+    it was never seen and the probe passed. The probe starts the server unbuffered, as container hosts do."""
+    finding = _run("stdout_jsonrpc_only", tmp_path, "trn_buffered_banner.py")
+    assert (finding.status, finding.reason) == ("FAIL", "non_jsonrpc_stdout"), finding
+    assert any("Starting buffered-banner server" in row for row in finding.evidence), finding.evidence

@@ -150,3 +150,66 @@ PYDANTIC = ("1 validation error for get_current_timeArguments\ntimezone\n  Field
 ])
 def test_validator_dump_is_told_by_its_shape(text: str, library: str) -> None:
     assert validator_dump(text) == library
+
+
+# -- ERR-002: a refusal sent as a success is read for what it says ------------------------------------------
+
+def test_a_refusal_sent_as_a_success_fails_with_its_text(run_probe) -> None:
+    """The probe used to pass a missing file answered ``isError: false`` whatever the text said."""
+    finding = run_probe("tool_failures_are_results", "err_refusal_as_success", "--text", "refusal")
+    assert (finding.status, finding.reason) == ("FAIL", "failure_reported_as_success"), finding
+    assert any("ENOENT: no such file or directory" in row for row in finding.evidence), finding.evidence
+
+
+def test_ordinary_output_that_mentions_errors_is_not_a_failure(run_probe) -> None:
+    finding = run_probe("tool_failures_are_results", "err_refusal_as_success", "--text", "report")
+    assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
+
+
+@pytest.mark.parametrize(("text", "fails"), [
+    ("Error: path outside allowed directories", True), ("error: no such table: x", True),
+    ("Failed to open workbook", True), ("Invalid path: ../x", True), ("FileNotFoundError: [Errno 2] x", True),
+    ("Error executing tool read: boom", True), ("Could not read x", True),
+    ("Traceback (most recent call last):\n  File \"x.py\", line 1", True),
+    ("3 lines, 1 error", False), ("Errors found: 0", False), ("error_rate,0.01", False), ("", False),
+    ("Invalidation queue is empty", False),
+])
+def test_failure_text_is_read_from_its_opening(text: str, fails: bool) -> None:
+    from mcp_handbook.probes.errors._common import reported_failure
+    response = {"result": {"content": [{"type": "text", "text": text}]}}
+    assert (reported_failure(response) is not None) is fails, text
+
+
+# -- ERR-006: the verdict and its evidence rest on what fails the rule ---------------------------------------
+
+def test_deviations_the_rule_keeps_and_err_007s_silence_are_not_counted(run_probe) -> None:
+    """The probe used to fail the Python SDK's defaults (an isError result for an unknown tool, a foreign cursor
+    ignored by a server that never pages) and count the silence on bad JSON that ERR-007 already reports."""
+    finding = run_probe("protocol_error_codes", "err_sdk_defaults")
+    assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
+    rows = "\n".join(finding.evidence)
+    assert "tools/call of an unknown tool: tolerated" in rows and "never issued: tolerated" in rows, rows
+    assert "malformed JSON: no answer (ERR-007 judges this; not counted here)" in rows, rows
+
+
+def test_only_what_fails_the_rule_is_counted(run_probe) -> None:
+    finding = run_probe("protocol_error_codes", "err_sdk_defaults", "--internal-for-bad-params")
+    assert (finding.status, finding.reason) == ("FAIL", "wrong_error_code"), finding
+    assert finding.summary.startswith("2 protocol fault(s) got the wrong answer"), finding.summary  # no name, bad args
+    counted = [row for row in finding.evidence if "expected JSON-RPC error" in row]
+    assert len(counted) == 2 and all("got code -32603" in row for row in counted), finding.evidence
+
+
+# -- ERR-010: a validator's raw report is an exception's raw text -------------------------------------------
+
+@pytest.mark.parametrize("where", ["message", "data"])
+def test_a_zod_issue_list_as_a_protocol_error_fails(run_probe, where: str) -> None:
+    """The probe used to pass zod's issue list as a JSON-RPC error's message, which the rule's summary forbids."""
+    finding = run_probe("clean_protocol_errors", "err_zod_protocol", *(["--in-data"] if where == "data" else []))
+    assert (finding.status, finding.reason) == ("FAIL", "raw_exception_text"), finding
+    assert any("zod's raw report" in row and "invalid_type" in row for row in finding.evidence), finding.evidence
+
+
+def test_a_protocol_error_written_for_the_client_passes(run_probe) -> None:
+    finding = run_probe("clean_protocol_errors", "err_zod_protocol", "--clean")
+    assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)

@@ -112,3 +112,21 @@ def test_a_silent_child_with_an_allow_listed_environment_passes(run_probe) -> No
     finding = run_probe("child_env_minimal", "sec_child_env", "--clean")
     assert finding.status == "PASS", finding
     assert any("sleep 1" in row for row in finding.evidence)
+
+
+# -- AUTH-005: a password that protects a file is data, one that logs in is a credential -----------------------
+
+def test_a_document_protection_password_is_not_a_credential(run_probe) -> None:
+    """Like excel-mcp-server's sheet and workbook protection (its tool says it is not security): the probe used
+    to fail it HIGH."""
+    finding = run_probe("no_credential_parameters", "auth_passwords", "--set", "documents")
+    assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
+    rows = "\n".join(finding.evidence)
+    assert "set_sheet_layout: /$defs/Protection/password is a document's password" in rows, rows
+    assert "read_pdf: /password is a document's password" in rows, rows
+
+
+@pytest.mark.parametrize("which", ["login", "account", "key"])
+def test_a_password_for_a_service_and_a_key_are_still_credentials(run_probe, which: str) -> None:
+    finding = run_probe("no_credential_parameters", "auth_passwords", "--set", which)
+    assert (finding.status, finding.reason) == ("FAIL", "credential_parameter"), finding

@@ -31,6 +31,8 @@ def verdict(run: ProbeFn, target: AuditTarget) -> Finding:
     try:
         finding = run(target)
     except BlockedToolCall as exc:
+        if not target.guard.calls:
+            return not_applicable(f"not checked: --no-tool-calls ({exc})", *_tail(target))
         return not_applicable(f"not checked: the probe tried a tool call the auditor does not make ({exc})", *_tail(target))
     except WireTimeout as exc:
         return failed("no_answer", f"the server did not answer: {exc}", *_tail(target))

@@ -9,18 +9,80 @@ may list differently later). A name nobody listed (a probe asking for
 ``no_such_tool`` to see the error) has nothing behind it to harm, so it goes
 through, unless the server never listed its tools at all: then nothing but
 the user's names does.
+
+``--no-tool-calls`` means no server-side action of any kind, not only no
+``tools/call``: every request that runs the server's own handler code beyond
+the handshake, ``ping``, the listings and ``logging/setLevel`` is refused
+(:data:`ACTING_METHODS`: ``prompts/get``, ``resources/read``,
+``completion/complete``, subscriptions). A prompt is code too: mcp-server-commands
+renders its ``run_command`` prompt by running ``/bin/sh -c`` on the argument.
+
+Without ``--no-tool-calls`` the guard still keeps ``prompts/get`` away from a
+listed prompt that looks like it runs something (:func:`acting_prompt`: it
+speaks of running commands, shell, scripts, code or SQL, or takes a ``command``,
+``code``, ``sql``... argument), unless the user named it with
+``--allow-tool-calls`` or allowed everything. Prompts carry no ``readOnlyHint``,
+so what they say of themselves is all there is to go on; a prompt that only
+fills a template loses nothing by it, and one that runs the model's text as a
+command line is exactly what an auditor must not set off with a missing
+argument.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 
+ACTING_METHODS = ("tools/call", "prompts/get", "resources/read", "completion/complete", "resources/subscribe",
+                  "resources/unsubscribe")
+"""Requests that run the server's own handler code on the probe's input: none is sent under ``--no-tool-calls``.
+Left through: the handshake, ``ping``, the ``*/list`` requests, ``logging/setLevel``, notifications, and names no
+server defines (a probe's made-up method runs nothing)."""
+
+ACTING_WORDS = re.compile(r"\b(?:run|runs|running|exec|execs|execute|executes|executing|shell|bash|zsh|sh|command|commands|"
+                          r"cmd|script|scripts|eval|evaluate|evaluates|sql|terminal)\b", re.I)
+"""What a prompt's name, title or description says when rendering it may run something."""
+ACTING_ARGUMENTS = frozenset({"code", "script", "statement", "expression", "sql", "command", "cmd", "program",
+                              "executable", "binary", "command_line", "commandline", "shell_command", "cmdline"})
+"""Argument names that carry a command line or code, whatever the prompt says of itself."""
+
+
+def acting_prompt(prompt: Mapping[str, Any]) -> bool:
+    """True when a listed prompt looks like rendering it runs a command, a script, code or SQL (see the module
+    docstring): its words, or an argument named like a command or code."""
+    said = " ".join(str(prompt.get(k) or "") for k in ("name", "title", "description")).replace("_", " ").replace("-", " ")
+    arguments = prompt.get("arguments")
+    names = {str(a.get("name", "")).lower() for a in arguments if isinstance(a, dict)} if isinstance(arguments, list) else set()
+    return bool(ACTING_WORDS.search(said)) or bool(names & ACTING_ARGUMENTS)
+
+
+def listed_prompts(values: Iterable[Any]) -> dict[str, bool]:
+    """Prompt name -> looks like it acts (:func:`acting_prompt`), from every ``prompts/list`` result among ``values``."""
+    seen: dict[str, bool] = {}
+    for value in values:
+        result = value.get("result") if isinstance(value, dict) else None
+        prompts = result.get("prompts") if isinstance(result, dict) else None
+        for prompt in prompts if isinstance(prompts, list) else ():
+            if isinstance(prompt, dict) and isinstance(prompt.get("name"), str):
+                seen[prompt["name"]] = seen.get(prompt["name"], False) or acting_prompt(prompt)
+    return seen
+
+
+def may_get_prompt(prompt: Mapping[str, Any], allow: frozenset[str] | None, *, calls: bool = True) -> bool:
+    """Whether a probe may ask ``prompts/get`` for this listed prompt: never under ``--no-tool-calls``; always
+    when every call is allowed or the user named it; otherwise only when it does not look like it acts."""
+    if not calls:
+        return False
+    return allow is None or prompt.get("name") in allow or not acting_prompt(prompt)
+
+
 class BlockedToolCall(Exception):
-    """A probe tried to call a tool the auditor may not call; the frame was not sent."""
+    """A probe tried a request the auditor does not make (a tool call, or under ``--no-tool-calls`` any request in
+    :data:`ACTING_METHODS`); the frame was not sent."""
 
     def __init__(self, tool: str, why: str = "not annotated readOnlyHint: true and not named with --allow-tool-calls") -> None:
         super().__init__(f"blocked a call to {tool!r}: {why}")
@@ -75,14 +137,30 @@ class ToolCallGuard:
             return all(flags)
         return self.listed or bool(seen)
 
-    def check(self, data: bytes, *, seen: Mapping[str, bool] | None = None) -> None:
-        """Raise :class:`BlockedToolCall` when ``data`` holds a call the guard does not permit.
+    def permits_method(self, method: str) -> bool:
+        """Whether a request of this method may be written at all (``--no-tool-calls`` refuses every acting one)."""
+        return self.calls or method not in ACTING_METHODS
 
-        ``seen`` is what the session's own ``tools/list`` answers said.
+    def check(self, data: bytes, *, seen: Mapping[str, bool] | None = None,
+              prompts: Mapping[str, bool] | None = None) -> None:
+        """Raise :class:`BlockedToolCall` when ``data`` holds a request the guard does not permit.
+
+        ``seen`` is what the session's own ``tools/list`` answers said, ``prompts`` its ``prompts/list`` answers
+        (:func:`listed_prompts`). The method names are looked for as bytes, so a frame that is not JSON (a lenient
+        server might still read it) is refused too.
         """
-        if b"tools/call" in data and not self.calls:
-            self.blocked.append("(any tool)")
-            raise BlockedToolCall("(any tool)", "the audit runs with --no-tool-calls")
+        if not self.calls:
+            method = next((m for m in ACTING_METHODS if m.encode() in data), None)
+            if method is not None:
+                self.blocked.append(method)
+                raise BlockedToolCall(method, "the audit runs with --no-tool-calls, which sends no request that runs "
+                                              "the server's own code")
+        if self.allow is not None and b"prompts/get" in data:
+            prompt = self._acting_prompt_in(data, prompts or {})
+            if prompt is not None:
+                self.blocked.append(f"prompt {prompt}")
+                raise BlockedToolCall(f"prompt {prompt}", "a prompt that looks like it runs commands or code; name it "
+                                                          "with --allow-tool-calls")
         if self.allow is None or b"tools/call" not in data:
             return
         for line in data.split(b"\n"):
@@ -108,3 +186,10 @@ class ToolCallGuard:
                 if isinstance(name, str) and not self.permits(name, seen):
                     return name
         return None
+
+    def _acting_prompt_in(self, data: bytes, prompts: Mapping[str, bool]) -> str | None:
+        """The first prompt ``data`` asks for that looks like it acts and the user did not name (a name listed
+        nowhere has nothing behind it, as with tools)."""
+        assert self.allow is not None
+        acting = sorted(name for name, acts in prompts.items() if acts and name not in self.allow)
+        return next((name for name in acting if json.dumps(name).encode() in data), None)

@@ -24,12 +24,14 @@ UNREAD_MARK = "bytes the auditor reads as one message"
 def tool_calls_line(options: AuditOptions) -> str:
     """Which tools the probes could call, and on whose word."""
     if not options.tool_calls:
-        return "none (--no-tool-calls): rules whose probes call tools are not checked"
+        return ("none (--no-tool-calls): no tools/call, prompts/get, resources/read or completion/complete; rules whose "
+                "probes need one are not checked")
     if options.allow_tool_calls is None:
         return "every tool (--allow-all-tool-calls), with adversarial arguments"
     named = f", plus {', '.join(sorted(options.allow_tool_calls))} (--allow-tool-calls)" if options.allow_tool_calls else ""
     return ("tools annotated readOnlyHint: true" + named + "; annotations are the server's own claim, "
-            "not checked: audit a server you do not trust in a sandbox")
+            "not checked: audit a server you do not trust in a sandbox; prompts that look like they run commands or "
+            "code are not rendered unless named")
 
 
 def short_why(summary: str) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 from ..probes.http import end_sessions
 from ..probes.support import Target, mask
 from ..wire import Message, WireSession
-from .guard import ToolCallGuard, listed_tools
+from .guard import ACTING_METHODS, ToolCallGuard, listed_prompts, listed_tools, may_get_prompt
 
 BASE_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
 
@@ -44,6 +44,14 @@ def audit_env(workspace: Path, canary: str, *, program_dir: Path | None, tmp: Pa
     }
 
 
+def guard_frame(guard: ToolCallGuard, data: bytes, seen: Iterable[Message]) -> None:
+    """Pass one outgoing frame through the guard, with what the session's own listings said; a frame that names
+    no acting method (:data:`ACTING_METHODS`) is not even parsed."""
+    if any(m.encode() in data for m in ACTING_METHODS):
+        values = [m.value for m in seen]
+        guard.check(data, seen=listed_tools(values), prompts=listed_prompts(values))
+
+
 class GuardedSession(WireSession):
     """A wire session whose every outgoing frame passes the tool-call guard first."""
 
@@ -53,8 +61,7 @@ class GuardedSession(WireSession):
         super().__init__(argv, cwd=cwd, env=env, pass_fds=pass_fds, marker=marker)
 
     def send_raw(self, data: bytes, *, timeout: float = 10.0) -> bool:
-        if b"tools/call" in data:
-            self.guard.check(data, seen=listed_tools(m.value for m in self.stdout))
+        guard_frame(self.guard, data, self.stdout)
         return super().send_raw(data, timeout=timeout)
 
 
@@ -68,6 +75,12 @@ class AuditTarget(Target):
 
     def may_call(self, tool: dict[str, Any]) -> bool:
         return self.guard.calls and Target.may_call(self, tool)
+
+    def may_request(self, method: str) -> bool:
+        return self.guard.permits_method(method)
+
+    def may_get_prompt(self, prompt: dict[str, Any]) -> bool:
+        return may_get_prompt(prompt, self.guard.allow, calls=self.guard.calls)
 
     def start(self, *, pass_fds: Iterable[int] = (), extra_env: dict[str, str] | None = None) -> WireSession:
         env = {**self.env, **(extra_env or {})}
@@ -85,8 +98,7 @@ class AuditTarget(Target):
 
     def _guard_http(self, data: bytes, seen: list[Message]) -> None:
         """The tool-call guard for a session reached by URL: the same check as :class:`GuardedSession`'s."""
-        if b"tools/call" in data:
-            self.guard.check(data, seen=listed_tools(m.value for m in seen))
+        guard_frame(self.guard, data, seen)
 
     def _close(self) -> list[WireSession]:
         with self.lock:

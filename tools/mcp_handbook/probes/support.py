@@ -84,6 +84,11 @@ def not_applicable(summary: str, *evidence: str) -> Finding:
     return Finding("N/A", summary, tuple(evidence))
 
 
+def no_server_action(method: str) -> str:
+    """The N/A summary of a probe that needs ``method``, which ``--no-tool-calls`` does not send."""
+    return f"not checked: --no-tool-calls ({method} runs the server's own code, and the audit sends none)"
+
+
 ROOT_UNKNOWN = ("not checked: root unknown (the folder the server serves was not given: audit with --root DIR, or "
                 "put {workspace} in the server's command where it takes its folder)")
 
@@ -163,6 +168,16 @@ class Target:
         annotations = tool.get("annotations")
         read_only = isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
         return read_only or tool.get("name") in self.allow_tool_calls
+
+    def may_request(self, method: str) -> bool:
+        """Whether the probe may send a request of ``method`` at all: the auditor under ``--no-tool-calls`` sends
+        none that runs the server's own code (``prompts/get``, ``resources/read``, ``completion/complete``...)."""
+        return True
+
+    def may_get_prompt(self, prompt: dict[str, Any]) -> bool:
+        """Whether the probe may render this listed prompt: the auditor keeps away from one that looks like it runs
+        commands or code unless the user named it (:mod:`mcp_handbook.audit.guard`)."""
+        return True
 
     def stop_all(self) -> None:
         for s in self.sessions:

@@ -3,9 +3,15 @@
 A parameter named ``github_token`` or described as "your API key" makes the model the courier of the
 user's secrets: it asks for them in the chat, keeps them in its context and sends them wherever the call
 goes. Credentials belong in the server's launch configuration. The probe reads ``tools/list`` (no calls, so
-it runs over Streamable HTTP too) and walks every input schema, nested objects, arrays, ``$defs`` and
-combinators included, for parameters that ask for a credential by name or description, and every
-definition for the server's canary or a credential-shaped literal.
+it runs over Streamable HTTP too) and walks every input schema, nested objects, arrays, ``$defs`` and combinators included, for parameters
+that ask for a credential by name or description, and every definition for the server's canary or a
+credential-shaped literal.
+
+A credential authenticates to a service. A password that protects a document, a sheet, a workbook or an archive
+(Excel's sheet protection, an encrypted PDF or zip) is data the user chooses for the file, and the model may well
+be asked to set it: :func:`document_password` leaves it alone when its name, its description, the objects around
+it or the tool say so, and nothing at the parameter says login, account, database or server. Tokens, keys and
+secrets are never read that way.
 """
 
 from __future__ import annotations
@@ -33,6 +39,40 @@ _ASKS_FOR_CREDENTIAL = re.compile(
 _SECRET_LITERALS = re.compile(
     r"sk-[A-Za-z0-9_-]{20,}|ghp_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|AKIA[0-9A-Z]{16}|xox[abpr]-[A-Za-z0-9-]{10,}"
     r"|-----BEGIN [A-Z ]*PRIVATE KEY-----|Bearer\s+[A-Za-z0-9._~+/-]{20,}")
+
+
+_PASSWORD_NAMES = frozenset({"password", "passwd", "passphrase", "pwd"})
+"""The last word of a parameter name that may hold a document's password rather than a credential."""
+_DOCUMENT_WORDS = re.compile(
+    r"\b(?:protect|protected|protection|unprotect|sheet|sheets|worksheet|workbook|spreadsheet|excel|document|pdf|docx|"
+    r"xlsx|xlsm|pptx|odt|ods|zip|archive|rar|7z|vba)\b", re.I)
+"""What says a password protects a file: a document, a sheet, a workbook, an archive."""
+_SERVICE_WORDS = re.compile(
+    r"\b(?:login|log\s+in|sign\s+in|signin|account|username|database|db|server|host|service|api|auth|authenticate|"
+    r"authentication|smtp|imap|ssh|ftp|sftp|connection|connect|proxy|vpn|ldap|oauth|credential|credentials|wifi)\b", re.I)
+"""What says a password authenticates to a service: then it is a credential, whatever else the tool does."""
+
+
+def _spaced(text: str) -> str:
+    """Names split into words (``StructureProtection`` -> ``Structure Protection``, ``db_password`` -> ``db password``)."""
+    return " ".join(_WORD.findall(text))
+
+
+def document_password(tool: dict[str, Any], pointer: str, name: str, sub: dict[str, Any]) -> bool:
+    """True when a password-named parameter protects a document, sheet or archive (data) rather than logging in to
+    a service (a credential): document words at the parameter (its name, description, the objects and ``$defs``
+    around it), or in the tool's name and description when the tool speaks of no service either; and no service
+    word at the parameter itself."""
+    words = [w.lower() for w in _WORD.findall(name)]
+    if not words or words[-1] not in _PASSWORD_NAMES:
+        return False
+    here = " ".join([_spaced(pointer.replace("/", " ")), str(sub.get("description") or ""), str(sub.get("title") or "")])
+    if _SERVICE_WORDS.search(here):
+        return False
+    if _DOCUMENT_WORDS.search(here):
+        return True
+    said = " ".join([_spaced(str(tool.get("name") or "")), str(tool.get("title") or ""), str(tool.get("description") or "")])
+    return bool(_DOCUMENT_WORDS.search(said)) and not _SERVICE_WORDS.search(said)
 
 
 def credential_name(name: str) -> bool:
@@ -76,10 +116,14 @@ def no_credential_parameters(target: Target) -> Finding:
     if not tools:
         return not_applicable("the server lists no tools")
     problems: list[tuple[str, str]] = []
+    kept: list[str] = []  # passwords that protect a document, not a login: named, not failed
     for tool in tools:
         name = tool.get("name", "?")
         for pointer, prop, sub in _schema_properties(tool.get("inputSchema") or {}):
-            if credential_name(prop):
+            if document_password(tool, pointer, prop, sub):
+                kept.append(f"{name}: {pointer} is a document's password (data the user sets on a file), not a "
+                            "credential")
+            elif credential_name(prop):
                 problems.append(("credential_parameter", f"{name}: parameter {pointer} asks for a credential by its name"))
             elif _ASKS_FOR_CREDENTIAL.search(str(sub.get("description", ""))):
                 problems.append(("credential_parameter", f"{name}: parameter {pointer} asks for a credential in its "
@@ -94,6 +138,6 @@ def no_credential_parameters(target: Target) -> Finding:
                              f"{name}: the definition contains a credential-looking literal {literal.group(0)[:12]}…"))
     if problems:
         return failed(problems[0][0], f"{len(problems)} credential(s) asked for or exposed in the tool surface",
-                      *[text for _, text in problems[:8]])
+                      *[text for _, text in problems[:8]], *kept[:4])
     return passed(f"{len(tools)} tool definition(s): no parameter asks for a credential and none carries one",
-                  *[f"{t.get('name')}: {', '.join(properties(t)) or '(no parameters)'}" for t in tools[:10]])
+                  *kept[:4], *[f"{t.get('name')}: {', '.join(properties(t)) or '(no parameters)'}" for t in tools[:10]])

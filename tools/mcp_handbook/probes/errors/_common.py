@@ -29,6 +29,15 @@ PYDANTIC_DUMP = re.compile(r"\b\d+ validation errors? for \w+|\[type=[\w.]+(?:, 
 """``str()`` of a pydantic ValidationError: its header, its ``[type=..., input_value=...]`` tags, its help link."""
 JSONSCHEMA_DUMP = re.compile(r"Failed validating '\w+' in (?:meta)?schema")
 """``str()`` of a Python jsonschema ValidationError (the schema and the instance follow it)."""
+FAILURE_TEXT = re.compile(
+    r"\A\s*(?:\w*(?:error|exception)\b\s*[:!\-\[]|(?:error|failure)\s+(?:to|while|when|in|during|reading|opening|"
+    r"executing|calling|running|processing)\b|failed\b|invalid\b|cannot\b|can't\b|could\s+not\b|unable\s+to\b|"
+    r"no\s+such\s+file\b|permission\s+denied\b|access\s+denied\b)"
+    r"|Traceback \(most recent call last\)|\bENOENT\b", re.I)
+"""A tool result's text that plainly reports a failure: it *opens* with one (``Error: ...``, ``ValueError: ...``,
+``Error executing tool ...``, ``Failed to ...``, ``Invalid path ...``, ``Cannot ...``, ``Could not ...``), or
+carries a Python traceback or Node's ``ENOENT``. Only the opening counts for words, so a tool whose ordinary output
+mentions an error further on ("3 lines, 1 error") is not read as failing."""
 ZOD_ISSUES = re.compile(r"\[\s*\{")
 """Where a zod issue array (``ZodError.message``: the issues as JSON) may start."""
 
@@ -47,6 +56,15 @@ def describe(response: dict[str, Any]) -> str:
     if is_error_result(response):
         return f"isError result: {compact(text_blocks(response), 160)}"
     return f"success result: {compact(response.get('result'), 160)}"
+
+
+def reported_failure(response: dict[str, Any]) -> str | None:
+    """The text of a result *not* flagged ``isError`` that plainly reports a failure (:data:`FAILURE_TEXT`), cut to
+    a line of evidence; None for an isError result, an error, or text that reads as ordinary output."""
+    if "result" not in response or is_error_result(response):
+        return None
+    text = text_blocks(response)
+    return compact(text, 160) if FAILURE_TEXT.search(text) else None
 
 
 def call(session: WireSession, rid: Any, name: str, arguments: Any, *, timeout: float) -> dict[str, Any]:

@@ -4,7 +4,9 @@
 a missing required argument and an unknown prompt name with -32602 Invalid params. A server that renders
 anyway puts a blank (or ``None``) where the user's value belongs into the text a model reads; one that crashes
 answers -32603, which says the server broke. The probe asks each prompt that declares a required argument
-for itself with that argument left out, and asks for a prompt that does not exist.
+for itself with that argument left out, and asks for a prompt that does not exist. Rendering a prompt runs the
+server's code: under ``--no-tool-calls`` nothing is asked, and a prompt that looks like it runs commands or code
+is left alone unless the user named it (:meth:`Target.may_get_prompt`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..registry import probe
-from ..support import Finding, Target, WireSession, compact, error_code, failed, handshake, not_applicable, passed
+from ..support import Finding, Target, WireSession, compact, error_code, failed, handshake, no_server_action, not_applicable, passed
 
 MAX_PROMPTS = 4
 MAX_PAGES = 10
@@ -50,8 +52,13 @@ def prompt_arguments_checked(target: Target) -> Finding:
     capabilities = init.get("capabilities")
     if not (isinstance(capabilities, dict) and isinstance(capabilities.get("prompts"), dict)):
         return not_applicable("does not apply: the server does not declare the prompts capability")
-    prompts = [p for p in _prompts(session, target) if _required(p)][:MAX_PROMPTS]
-    evidence: list[str] = []
+    if not target.may_request("prompts/get"):
+        return not_applicable(no_server_action("prompts/get"))
+    listed = [p for p in _prompts(session, target) if _required(p)]
+    left_alone = [p["name"] for p in listed if not target.may_get_prompt(p)]
+    prompts = [p for p in listed if target.may_get_prompt(p)][:MAX_PROMPTS]
+    evidence: list[str] = [f"not rendered (looks like it runs commands or code; name it with --allow-tool-calls): "
+                           f"{', '.join(left_alone)}"] if left_alone else []
     for prompt in prompts:
         required = _required(prompt)
         for left_out in required:
@@ -73,7 +80,8 @@ def prompt_arguments_checked(target: Target) -> Finding:
     if error_code(answer) != -32602:
         return failed("unknown_prompt_not_refused", f"a prompt that does not exist got {compact(answer, 120)}", line)
     if not prompts:
-        return not_applicable("not checked: no prompt declares a required argument (an unknown prompt is -32602)",
-                              *evidence)
+        why = ("every prompt with a required argument looks like it runs commands or code" if left_alone
+               else "no prompt declares a required argument")
+        return not_applicable(f"not checked: {why} (an unknown prompt is -32602)", *evidence)
     return passed(f"{len(prompts)} prompt(s) refuse a missing required argument with -32602; so is an unknown "
                   "prompt", *evidence[:8])

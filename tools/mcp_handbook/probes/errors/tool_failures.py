@@ -3,7 +3,10 @@
 Hosts show the model a tool's result, ``isError`` and all, but often only "tool call failed" for a
 protocol error: a failure sent as an error is a failure the model cannot reason about. The probe makes
 the failing calls it can find without special knowledge: a tool that exists to fail, each tool with a
-path argument pointed at a missing file, and (2025-11-25 on, SEP-1303) a call missing a required field.
+path argument pointed at a missing file, and (2025-11-25 on, SEP-1303) a call missing a required field. A refusal
+sent as a success (``isError`` false or absent) whose text plainly says it failed ("Error: ...", "Failed to ...", a
+traceback: :data:`~._common.FAILURE_TEXT`) fails too, whichever call it answered: the host shows the model a
+success. A missing file answered with ordinary output is left alone (a listing may simply be empty).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from ..support import (
     PATH_PARAMS, Finding, Target, WireTimeout, callable_tools, failed, fill_arguments, is_error_result, not_applicable,
     passed, session_with_tools, string_params,
 )
-from ._common import SEP_1303, bad_cases, call, describe, failing_tool
+from ._common import SEP_1303, bad_cases, call, describe, failing_tool, reported_failure
 
 MAX_CASES = 6
 
@@ -25,7 +28,8 @@ MAX_CASES = 6
        over_http=True, reasons={
            "failure_as_protocol_error": "a tool's failure (deliberate, a missing file, invalid arguments) came back "
                                         "as a JSON-RPC error, not as a result",
-           "failure_reported_as_success": "a deliberate failure or an invalid call came back without isError: true",
+           "failure_reported_as_success": "a deliberate failure or an invalid call came back without isError: true, or a "
+                                          "refusal whose text plainly says it failed was sent as a success",
            "failure_unanswered": "a failing tool call got no answer at all",
        })
 def tool_failures_are_results(target: Target) -> Finding:
@@ -61,6 +65,9 @@ def tool_failures_are_results(target: Target) -> Finding:
         if "error" in response:
             problems.append(("failure_as_protocol_error",
                              f"{label}: a JSON-RPC error where the model needs a tool result: {describe(response)}"))
+        elif (said := reported_failure(response)) is not None:
+            problems.append(("failure_reported_as_success", f"{label}: a refusal sent as a success (isError is not "
+                                                            f"true) whose text says it failed: {said}"))
         elif must_flag and not is_error_result(response):
             problems.append(("failure_reported_as_success", f"{label}: a failure reported as success (isError is not true)"))
     if problems:

@@ -19,7 +19,7 @@ from typing import Any
 from ..registry import probe
 from ..support import (
     MODERN_REVISION, Finding, Target, WireSession, WireTimeout, compact, error_code, failed, handshake, modern_meta,
-    not_applicable, passed,
+    no_server_action, not_applicable, passed,
 )
 
 NOT_FOUND_LEGACY = -32002
@@ -89,6 +89,8 @@ def unknown_resource(target: Target) -> Finding:
     capabilities = init.get("capabilities")
     if not (isinstance(capabilities, dict) and isinstance(capabilities.get("resources"), dict)):
         return not_applicable("does not apply: the server does not declare the resources capability")
+    if not target.may_request("resources/read"):
+        return not_applicable(no_server_action("resources/read"))
     with _listed_file(target.root):
         return _read_missing(session, target)
 

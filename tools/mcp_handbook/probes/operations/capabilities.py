@@ -49,6 +49,9 @@ def capabilities_match(target: Target) -> Finding:
         advertised = key in caps
         if key == "logging" and target.modern:  # 2026-07-28 removed logging/setLevel: a level rides on each request
             continue
+        if not target.may_request(method):  # --no-tool-calls: completion/complete runs the server's own code
+            evidence.append(f"{key}: {method} not sent (--no-tool-calls)")
+            continue
         try:
             response = session.request(method, params, timeout=target.timeout)
         except WireTimeout as exc:  # silence on an advertised feature is the fault; on another it says nothing here

@@ -5,7 +5,9 @@ The level is compared as written: ``WARNING`` is Python's name, not the protocol
 stderr is where a stdio server's operator looks, and hosts collect it line by line: free text cannot be
 filtered or alerted on, and a record spread over several lines (a pretty-printed object, a raw
 traceback) is cut into fragments by every collector. The probe runs an ordinary session with two
-mistakes in it, closes stdin, and reads back everything the server wrote to stderr.
+mistakes in it, closes stdin, and reads back everything the server wrote to stderr. Under ``--no-tool-calls`` the
+second mistake (a call to a tool nobody has) is not sent, and what the server wrote anyway is judged: one free-text
+line is enough to fail; only silence is then N/A.
 """
 
 from __future__ import annotations
@@ -52,11 +54,14 @@ def structured_stderr(target: Target) -> Finding:
     """An ordinary session, then EOF: every stderr line is one JSON object with ts, level and event."""
     session, _init, _tools = session_with_tools(target)
     session.request("hb_probe/no_such_method", {}, timeout=target.timeout)
-    session.request("tools/call", {"name": "hb_probe_no_such_tool", "arguments": {}}, timeout=target.timeout)
+    calls = target.may_request("tools/call")
+    if calls:
+        session.request("tools/call", {"name": "hb_probe_no_such_tool", "arguments": {}}, timeout=target.timeout)
     session.close(grace=1.0)
     lines = [ln.text for ln in session.stderr_lines if ln.text.strip()]
     if not lines:
-        return not_applicable("the server wrote nothing to stderr during a whole session")
+        return not_applicable("the server wrote nothing to stderr during a whole session"
+                              + ("" if calls else " (no tool call was made: --no-tool-calls)"))
     bad = [(text, problem) for text in lines if (problem := _log_line_problem(text))]
     if bad:
         return failed(bad[0][1][0],

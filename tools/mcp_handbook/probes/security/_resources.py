@@ -14,18 +14,21 @@ from typing import Any
 from urllib.parse import quote
 
 from ...wire import WireSession
-from ..support import ProbeAbort, Target, WireTimeout, compact, handshake, not_applicable
+from ..support import ProbeAbort, Target, WireTimeout, compact, handshake, no_server_action, not_applicable
 
 MAX_PAGES = 20
 NO_RESOURCES = "does not apply: the server does not declare the resources capability"
 
 
-def resources_session(target: Target) -> WireSession:
-    """Start the server and complete the handshake; N/A (*does not apply*) when it declares no ``resources``."""
+def resources_session(target: Target, *, reads: bool = True) -> WireSession:
+    """Start the server and complete the handshake; N/A (*does not apply*) when it declares no ``resources``, and
+    (*not checked*) when the probe ``reads`` and the audit sends no ``resources/read`` (``--no-tool-calls``)."""
     session, init = handshake(target)
     capabilities = init.get("capabilities")
     if not (isinstance(capabilities, dict) and isinstance(capabilities.get("resources"), dict)):
         raise ProbeAbort(not_applicable(NO_RESOURCES, f"capabilities: {compact(capabilities, 200)}"))
+    if reads and not target.may_request("resources/read"):
+        raise ProbeAbort(not_applicable(no_server_action("resources/read")))
     return session
 
 

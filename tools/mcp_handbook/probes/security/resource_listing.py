@@ -26,7 +26,7 @@ OUTSIDE_NAME = "hb-outside-listed.txt"
 })
 def resource_listing_contained(target: Target) -> Finding:
     """Plant a link out of the root and a file inside; list every page; the outside file must not be named."""
-    session = resources_session(target)
+    session = resources_session(target, reads=False)
     root = served_root(target)
     scratch = target.workspace.parent if root == target.workspace else target.workspace
     if scratch.resolve().is_relative_to(root.resolve()):

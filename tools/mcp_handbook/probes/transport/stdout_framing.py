@@ -2,12 +2,20 @@
 
 The client parses stdout line by line as protocol: a banner, a log line or a pretty-printed message spread
 over several lines cannot be parsed, and the request waiting for it never completes. The probe drives an
-ordinary session with a few faults in it and then reads back every line the server wrote.
+ordinary session with a few faults in it and then reads back every line the server wrote, at exit too.
+
+The server is started with ``PYTHONUNBUFFERED=1``, as container images commonly run Python: a ``print()`` banner
+that block buffering would hold until exit (and lose, when the server is stopped with a signal) then reaches
+stdout where a host sees it. Only this probe sets it: no other probe's reading depends on when stray text is
+flushed, and the audit's environment stays the minimal one (:func:`~mcp_handbook.audit.target.audit_env`).
 """
 
 from __future__ import annotations
 
 from ..registry import probe
+
+UNBUFFERED = {"PYTHONUNBUFFERED": "1"}
+"""How a host that runs Python unbuffered starts the server: stray ``print()`` output is written at once."""
 from ...wire import MAX_LINE_BYTES
 from ..support import (failed, Finding, is_jsonrpc_message, list_tools, not_applicable, passed, silence_reason, Target,
                        WireTimeout)
@@ -17,7 +25,7 @@ from ..support import (failed, Finding, is_jsonrpc_message, list_tools, not_appl
        reasons={"non_jsonrpc_stdout": "the server wrote a stdout line that is not a single JSON-RPC message"})
 def stdout_jsonrpc_only(target: Target) -> Finding:
     """Drive an ordinary session plus a few faults; every stdout line must be one JSON-RPC message."""
-    session = target.start()
+    session = target.start(extra_env=UNBUFFERED)
     problems: list[str] = []
     silent = ""
     try:
