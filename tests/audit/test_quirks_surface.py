@@ -8,6 +8,7 @@ does (only read-only tools callable unless the test says otherwise).
 from __future__ import annotations
 
 import secrets
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,17 +22,20 @@ QUIRKS = Path(__file__).resolve().parent / "quirks"
 
 @pytest.fixture
 def run_probe(tmp_path: Path) -> Iterator:
-    """``run_probe(probe, quirk, *args, timeout=, allow=)``: the probe's finding against ``quirks/QUIRK.py``."""
+    """``run_probe(probe, quirk, *args, timeout=, allow=)``: the probe's finding against ``quirks/QUIRK.py``
+    (``{workspace}`` in ``args`` is the fresh workspace, which is then the served root, as in an audit)."""
     targets: list[Target] = []
 
     def run(name: str, quirk: str, *args: str, timeout: float = 3.0, allow: frozenset[str] | None = frozenset()) -> Finding:
         canary = f"hb-canary-{secrets.token_hex(8)}"
         workspace = tmp_path / f"ws{len(targets)}"
         workspace.mkdir()
+        served = workspace if any("{workspace}" in a for a in args) else None  # as the auditor reads its command
+        args = tuple(a.replace("{workspace}", str(workspace)) for a in args)
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
                "HB_CANARY": canary, "API_TOKEN": canary}
         target = Target(argv=[sys.executable, str(QUIRKS / f"{quirk}.py"), *args], workspace=workspace, env=env,
-                        canary=canary, allow_tool_calls=allow, timeout=timeout)
+                        canary=canary, allow_tool_calls=allow, timeout=timeout, root=served)
         targets.append(target)
         finding = PROBES[name].run(target)
         assert canary not in repr(finding), "evidence must mask the canary"
@@ -112,3 +116,27 @@ def test_a_silent_child_with_an_allow_listed_environment_passes(run_probe) -> No
     finding = run_probe("child_env_minimal", "sec_child_env", "--clean")
     assert finding.status == "PASS", finding
     assert any("sleep 1" in row for row in finding.evidence)
+
+
+needs_git = pytest.mark.skipif(shutil.which("git", path="/usr/bin:/bin") is None, reason="needs git on PATH")
+
+
+@needs_git
+def test_a_child_of_a_few_milliseconds_started_by_name_in_a_real_repository_is_seen(run_probe) -> None:
+    finding = run_probe("child_env_minimal", "sec_quick_child", "--repository", "{workspace}")
+    assert (finding.status, finding.reason) == ("FAIL", "canary_reached_child"), finding
+    row = next(row for row in finding.evidence if row.startswith("child git "))
+    assert "seen by its PATH stand-in" in row and "git rev-parse --git-dir" in row, row
+    assert "API_TOKEN=<CANARY>" in row and "repo_status(" in row, row
+
+
+@needs_git
+def test_a_child_of_a_few_milliseconds_with_an_allow_listed_environment_passes(run_probe) -> None:
+    finding = run_probe("child_env_minimal", "sec_quick_child", "--repository", "{workspace}", "--clean")
+    assert finding.status == "PASS", finding
+    assert any(row.startswith("child git ") and "PATH stand-in" in row for row in finding.evidence), finding
+
+
+def test_a_git_tool_given_no_root_starts_nothing_and_is_not_checked(run_probe) -> None:
+    finding = run_probe("child_env_minimal", "sec_quick_child", "--repository", "/nonexistent-hb")
+    assert finding.status == "N/A" and finding.summary.startswith("not checked:"), finding

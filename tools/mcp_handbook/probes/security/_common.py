@@ -11,6 +11,8 @@ import contextlib
 import json
 import os
 import re
+import shutil
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -18,9 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._shims import PathShims, ShimRecord
+from ..schemas import schema_valid_arguments
 from ..support import (
-    ARGS_PARAMS, PROGRAM_PARAMS, ProbeAbort, Target, WireSession, WireTimeout, call_tool, compact, failed,
-    fill_arguments, not_applicable, properties, refused, schema_type, show,
+    ARGS_PARAMS, PATH_PARAMS, PROGRAM_PARAMS, ProbeAbort, Target, WireSession, WireTimeout, call_tool, compact,
+    failed, fill_arguments, not_applicable, properties, refused, schema_type, show, string_params,
 )
 
 ENV_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
@@ -138,6 +142,8 @@ class Child:
     """The call it appeared during."""
     raw: bytes
     """Its whole environment block, to look for the canary in names and values alike."""
+    seen_by: str = "/proc"
+    """How it was seen: ``/proc`` (a look while it ran) or ``PATH stand-in`` (:mod:`._shims`, exact)."""
 
 
 def proc_available() -> bool:
@@ -202,22 +208,49 @@ def _program(pid: int) -> tuple[bytes, str]:
     return _read(pid, "cmdline"), exe
 
 
+def _shim(pid: int, shims: PathShims) -> bool:
+    """True while ``pid`` still runs a stand-in (it records itself; once it runs the real program it is read)."""
+    return str(shims.folder).encode() in _read(pid, "cmdline")
+
+
 class ChildWatch:
     """The processes a server starts while calls run, with the environment each was given.
 
-    Only processes that appear during a call count (a launcher such as ``npx`` or ``uv run`` and the server under
+    Two ways of seeing, one record per pid: the stand-ins of :class:`~._shims.PathShims` (when given) record every
+    program the server starts by name, however short-lived, with the exact environment it got; looks at ``/proc``
+    every :data:`SAMPLE_EVERY` seconds also catch a program started by absolute path, if it runs long enough. Only
+    processes that appear during a call count (a launcher such as ``npx`` or ``uv run`` and the server under
     it exist before, and their environments hold the canary by design). A process is read once it runs a program
     of its own: right after a fork, before its exec, it still shows its parent's environment and command line,
     and a fork that never execs (a worker of the server's own) is the server itself."""
 
-    def __init__(self) -> None:
+    def __init__(self, shims: PathShims | None = None) -> None:
         self.children: dict[int, Child] = {}
         self.calls = 0
+        self.shims = shims
 
     @contextlib.contextmanager
     def during(self, root: int, label: str, *, limit: float) -> Iterator[None]:
-        """Look at ``root``'s new descendants until the block ends (at most ``limit`` seconds of looking)."""
+        """Look at ``root``'s new descendants until the block ends (at most ``limit`` seconds of looking), and take
+        what the stand-ins recorded meanwhile."""
+        mark = self.shims.mark() if self.shims else 0
+        try:
+            with self._looking(root, label, limit=limit):
+                yield
+        finally:
+            if self.shims:
+                self._recorded(self.shims.since(mark), label)
+
+    def _recorded(self, records: list[ShimRecord], label: str) -> None:
+        """What the stand-ins saw replaces what ``/proc`` showed of the same pid (it saw the start itself)."""
+        for record in records:
+            raw = b"\0".join(f"{k}={v}".encode("utf-8", "surrogateescape") for k, v in record.environ.items())
+            self.children[record.pid] = Child(record.pid, record.argv, record.environ, label, raw, "PATH stand-in")
+
+    @contextlib.contextmanager
+    def _looking(self, root: int, label: str, *, limit: float) -> Iterator[None]:
         if not proc_available():
+            self.calls += 1
             yield
             return
         before = set(descendants(root))
@@ -241,7 +274,7 @@ class ChildWatch:
 
     def _sample(self, root: int, before: set[int], label: str) -> None:
         for pid, ppid in descendants(root).items():
-            if pid in before or pid in self.children:
+            if pid in before or pid in self.children or (self.shims and _shim(pid, self.shims)):
                 continue
             cmdline, exe = _program(pid)
             if not cmdline or (cmdline, exe) == _program(ppid):
@@ -258,3 +291,64 @@ class ChildWatch:
                 if sep:
                     environ.setdefault(name, value)
             self.children[pid] = Child(pid, argv, environ, label, raw)
+
+
+# -- arguments a tool accepts, so that it really does its work ------------------------------------------------
+
+SAMPLE_FILE = "hb-probe-notes.txt"
+"""A plain file the probe plants in the served folder, for parameters that take a file."""
+FOLDER_PARAMS = frozenset({"repo_path", "repository", "repo", "dir", "directory", "folder", "root", "cwd",
+                           "working_dir", "workdir", "project", "project_path"})
+"""Path parameters that take a folder; the others (``path``, ``file`` ...) get :data:`SAMPLE_FILE`."""
+GIT_SETUP = (["init", "-q"], ["add", SAMPLE_FILE], ["commit", "-q", "-m", "hb probe: first commit"])
+
+
+def prepare_root(target: Target) -> Path | None:
+    """Make the served folder one a tool does real work in: a plain file, and, when ``git`` is on the server's
+    ``PATH``, a git repository with one commit (a git tool refuses a folder that is not one, before it starts
+    anything). Only a folder inside the probe's own workspace is touched (a ``--root`` elsewhere is the user's);
+    None when the root is unknown."""
+    root = target.root
+    if root is None:
+        return None
+    inside = root.resolve() == target.workspace.resolve() or target.workspace.resolve() in root.resolve().parents
+    if not inside or not root.is_dir():
+        return root
+    (root / SAMPLE_FILE).write_text("notes the audit planted\n")
+    git = shutil.which("git", path=target.env.get("PATH", ""))
+    if git and not (root / ".git").exists():
+        env = {"PATH": target.env.get("PATH", ""), "HOME": str(target.workspace), "LANG": "C.UTF-8",
+               "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "hb", "GIT_AUTHOR_EMAIL": "hb@example.invalid",
+               "GIT_COMMITTER_NAME": "hb", "GIT_COMMITTER_EMAIL": "hb@example.invalid"}
+        for step in GIT_SETUP:
+            try:
+                done = subprocess.run([git, "-c", "init.defaultBranch=main", *step], cwd=root, env=env, timeout=10,
+                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            except (OSError, subprocess.SubprocessError):
+                break
+            if done.returncode != 0:
+                break
+    return root
+
+
+def ordinary_arguments(target: Target, tool: dict[str, Any], root: Path | None) -> dict[str, Any] | None:
+    """Schema-valid arguments for an ordinary call, with every path parameter inside the served folder (the folder
+    itself for a folder parameter, :data:`SAMPLE_FILE` for the others): a tool given a path it refuses starts
+    nothing. Without a known root, the schema's own values."""
+    if root is None:
+        return schema_valid_arguments(tool)
+    paths = {name: str(root if name.lower() in FOLDER_PARAMS else root / SAMPLE_FILE)
+             for name in string_params(tool, [*PATH_PARAMS, *FOLDER_PARAMS])}
+    return schema_valid_arguments(tool, **paths) or schema_valid_arguments(tool)
+
+
+def not_allowed(target: Target, tools: list[dict[str, Any]]) -> list[str]:
+    """Names of the listed tools the probe may not call (not annotated read-only, and not allowed by the user)."""
+    return [t["name"] for t in tools if isinstance(t.get("name"), str) and not target.may_call(t)]
+
+
+def how_to_allow(names: list[str]) -> str:
+    """The sentence that names tools the probe was not allowed to call and the option that allows them."""
+    shown = " ".join(names[:8]) + (" ..." if len(names) > 8 else "")
+    return (f"{len(names)} tool(s) not called, being not annotated read-only: {', '.join(names[:8])}"
+            f"{' ...' if len(names) > 8 else ''}; allow them with --allow-tool-calls {shown}")
