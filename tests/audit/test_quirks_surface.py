@@ -140,3 +140,27 @@ def test_a_child_of_a_few_milliseconds_with_an_allow_listed_environment_passes(r
 def test_a_git_tool_given_no_root_starts_nothing_and_is_not_checked(run_probe) -> None:
     finding = run_probe("child_env_minimal", "sec_quick_child", "--repository", "/nonexistent-hb")
     assert finding.status == "N/A" and finding.summary.startswith("not checked:"), finding
+
+
+# -- 5. the secret is asked for in each tool's own language; a tool that may not be called is not checked ---------
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="the SQL request reads /proc/self/environ (Linux)")
+def test_a_sql_tool_that_reads_the_process_environment_fails_when_it_may_be_called(run_probe) -> None:
+    finding = run_probe("canary_never_leaks", "sec_env_readers", allow=frozenset({"query", "run_code"}))
+    assert (finding.status, finding.reason) == ("FAIL", "canary_in_output"), finding
+    assert "request(s) for the process environment showed it" in finding.summary
+    assert any(row.startswith("query(") and "asked in sql" in row and "readfile('/proc/self/environ')" in row
+               and "<CANARY>" in row for row in finding.evidence), finding.evidence
+    assert any(row.startswith("run_code(") and "asked in python" in row for row in finding.evidence)
+
+
+def test_tools_that_evaluate_code_but_may_not_be_called_are_not_checked_never_passed(run_probe) -> None:
+    finding = run_probe("canary_never_leaks", "sec_env_readers")
+    assert finding.status == "N/A" and finding.summary.startswith("not checked:"), finding
+    assert "--allow-tool-calls query run_code" in finding.summary
+
+
+def test_a_sql_tool_that_cannot_read_the_environment_passes_when_asked(run_probe) -> None:
+    finding = run_probe("canary_never_leaks", "sec_env_readers", "--no-fileio", allow=frozenset({"query"}))
+    assert finding.status == "PASS", finding
+    assert any(row.startswith("query(") and "asked in sql" in row for row in finding.evidence), finding.evidence

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ._shims import PathShims, ShimRecord
-from ..schemas import schema_valid_arguments
+from ..schemas import QUERY_LANGUAGE, code_params, schema_valid_arguments
 from ..support import (
     ARGS_PARAMS, PATH_PARAMS, PROGRAM_PARAMS, ProbeAbort, Target, WireSession, WireTimeout, call_tool, compact,
     failed, fill_arguments, not_applicable, properties, refused, schema_type, show, string_params,
@@ -352,3 +352,70 @@ def how_to_allow(names: list[str]) -> str:
     shown = " ".join(names[:8]) + (" ..." if len(names) > 8 else "")
     return (f"{len(names)} tool(s) not called, being not annotated read-only: {', '.join(names[:8])}"
             f"{' ...' if len(names) > 8 else ''}; allow them with --allow-tool-calls {shown}")
+
+
+# -- asking a tool that evaluates code, SQL or shell for the process environment ---------------------------------
+
+_PY_ENV = '"\\n".join(k + "=" + v for k, v in __import__("os").environ.items())'
+ENVIRONMENT_ASKS: dict[str, tuple[str, ...]] = {
+    "shell": ("env",),
+    "python": (_PY_ENV, f"print({_PY_ENV})"),  # an expression (eval), then a statement that shows (exec)
+    "javascript": ("JSON.stringify(process.env)", "console.log(JSON.stringify(process.env))"),
+    "sql": (
+        "SELECT content FROM read_text('/proc/self/environ')",  # DuckDB: runs inside the server's own process
+        "SELECT readfile('/proc/self/environ')",  # SQLite with the fileio functions (the sqlite3 shell's)
+        "SELECT pg_read_file('/proc/self/environ')",  # PostgreSQL (the database server's process; superuser)
+        "SELECT LOAD_FILE('/proc/self/environ')",  # MySQL, MariaDB (the database server's process; FILE privilege)
+    ),
+}
+"""How to ask each language for the environment of the process that runs it. SQL has no portable way: an engine
+that reads files can read ``/proc/self/environ`` on Linux, which is the server's own environment when the engine
+runs inside the server (DuckDB, SQLite) and the database server's otherwise."""
+_SHELL_WORDS = re.compile(r"\b(?:shell|bash|zsh|terminal|command[ -]line|run (?:a |the )?command)\b", re.I)
+_PYTHON_WORDS = re.compile(r"\bpython\b", re.I)
+_JS_WORDS = re.compile(r"\b(?:javascript|node(?:\.js)?|js|typescript|deno)\b", re.I)
+
+
+def code_languages(tool: dict[str, Any], param: str) -> list[str]:
+    """The languages a parameter that carries code is written in, from its name and what the tool says of it:
+    a SQL or query-language tool, a shell command, Python, JavaScript; code of no stated language is asked as both
+    Python and JavaScript."""
+    prop = properties(tool).get(param) or {}
+    said = " ".join(str(x) for x in (tool.get("name"), tool.get("title"), tool.get("description"),
+                                     prop.get("description")) if isinstance(x, str)).replace("_", " ")
+    name = param.lower()
+    found = []
+    if name in ("sql", "query") or (name == "statement" and QUERY_LANGUAGE.search(said)):
+        found.append("sql")
+    if name in ("command", "cmd") or _SHELL_WORDS.search(said):
+        found.append("shell")
+    if _PYTHON_WORDS.search(said):
+        found.append("python")
+    if _JS_WORDS.search(said):
+        found.append("javascript")
+    if not found:
+        found = ["sql"] if name == "statement" else ["python", "javascript"]
+    return found
+
+
+def runs_code(tool: dict[str, Any]) -> bool:
+    """True for a tool that evaluates code, SQL or shell, or runs a program the caller names."""
+    props = properties(tool)
+    return bool(code_params(tool)) or any(p in props and schema_type(props[p]) == "string" for p in PROGRAM_PARAMS)
+
+
+def environment_asks(target: Target, tools: list[dict[str, Any]], *, limit: int = 12
+                     ) -> list[tuple[str, dict[str, Any], str]]:
+    """``(tool, arguments, language)`` for every callable tool that evaluates code, SQL or shell: each of its code
+    parameters asked, in its own language, to show the process environment (at most ``limit`` calls)."""
+    asks = []
+    for tool in tools:
+        if not target.may_call(tool):
+            continue
+        for param in code_params(tool)[:1]:
+            for language in code_languages(tool, param):
+                for text in ENVIRONMENT_ASKS[language]:
+                    if "/proc/" in text and not proc_available():
+                        continue
+                    asks.append((tool["name"], fill_arguments(tool, **{param: text}), language))
+    return asks[:limit]
