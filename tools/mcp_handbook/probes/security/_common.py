@@ -11,8 +11,6 @@ import contextlib
 import json
 import os
 import re
-import shutil
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -23,8 +21,9 @@ from typing import Any
 from ._shims import PathShims, ShimRecord
 from ..schemas import QUERY_LANGUAGE, code_params, schema_valid_arguments
 from ..support import (
-    ARGS_PARAMS, PATH_PARAMS, PROGRAM_PARAMS, ProbeAbort, Target, WireSession, WireTimeout, call_tool, compact,
-    failed, fill_arguments, not_applicable, properties, refused, schema_type, show, string_params,
+    ARGS_PARAMS, PATH_PARAMS, PROGRAM_PARAMS, SAMPLE_FILE, ProbeAbort, Target, WireSession, WireTimeout, call_tool, compact,
+    failed, fill_arguments, init_git_repository, not_applicable, properties, refused, schema_type, show,
+    string_params,
 )
 
 ENV_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
@@ -295,12 +294,9 @@ class ChildWatch:
 
 # -- arguments a tool accepts, so that it really does its work ------------------------------------------------
 
-SAMPLE_FILE = "hb-probe-notes.txt"
-"""A plain file the probe plants in the served folder, for parameters that take a file."""
 FOLDER_PARAMS = frozenset({"repo_path", "repository", "repo", "dir", "directory", "folder", "root", "cwd",
                            "working_dir", "workdir", "project", "project_path"})
 """Path parameters that take a folder; the others (``path``, ``file`` ...) get :data:`SAMPLE_FILE`."""
-GIT_SETUP = (["init", "-q"], ["add", SAMPLE_FILE], ["commit", "-q", "-m", "hb probe: first commit"])
 
 
 def prepare_root(target: Target) -> Path | None:
@@ -312,22 +308,9 @@ def prepare_root(target: Target) -> Path | None:
     if root is None:
         return None
     inside = root.resolve() == target.workspace.resolve() or target.workspace.resolve() in root.resolve().parents
-    if not inside or not root.is_dir():
-        return root
-    (root / SAMPLE_FILE).write_text("notes the audit planted\n")
-    git = shutil.which("git", path=target.env.get("PATH", ""))
-    if git and not (root / ".git").exists():
-        env = {"PATH": target.env.get("PATH", ""), "HOME": str(target.workspace), "LANG": "C.UTF-8",
-               "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "hb", "GIT_AUTHOR_EMAIL": "hb@example.invalid",
-               "GIT_COMMITTER_NAME": "hb", "GIT_COMMITTER_EMAIL": "hb@example.invalid"}
-        for step in GIT_SETUP:
-            try:
-                done = subprocess.run([git, "-c", "init.defaultBranch=main", *step], cwd=root, env=env, timeout=10,
-                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            except (OSError, subprocess.SubprocessError):
-                break
-            if done.returncode != 0:
-                break
+    if inside and root.is_dir():
+        (root / SAMPLE_FILE).write_text("notes the audit planted\n")
+        init_git_repository(root, target.env.get("PATH", ""))
     return root
 
 
