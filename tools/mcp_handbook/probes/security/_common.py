@@ -331,10 +331,18 @@ def not_allowed(target: Target, tools: list[dict[str, Any]]) -> list[str]:
 
 
 def how_to_allow(names: list[str]) -> str:
-    """The sentence that names tools the probe was not allowed to call and the option that allows them."""
+    """Tools the probe was not allowed to call, and the option that allows them."""
     shown = " ".join(names[:8]) + (" ..." if len(names) > 8 else "")
-    return (f"{len(names)} tool(s) not called, being not annotated read-only: {', '.join(names[:8])}"
-            f"{' ...' if len(names) > 8 else ''}; allow them with --allow-tool-calls {shown}")
+    return f"{', '.join(names[:8])}{' ...' if len(names) > 8 else ''} (not annotated read-only: allow with --allow-tool-calls {shown})"
+
+
+def around(text: str, needle: str, target: Target, width: int = 200) -> str:
+    """The part of ``text`` around the first ``needle`` (masked, as evidence is), so a long answer shows where."""
+    at = text.find(needle)
+    if at < 0 or len(text) <= width:
+        return show(text, target, width)
+    start = max(0, at - width // 2)
+    return ("…" if start else "") + show(text[start:], target, width)
 
 
 # -- asking a tool that evaluates code, SQL or shell for the process environment ---------------------------------

@@ -123,18 +123,15 @@ def _judge(target: Target, decoys: dict[str, str], shims: PathShims) -> Finding:
                               "allow-list", *evidence)
     calls = ToolCalls(target, wait=target.timeout, extra_env=decoys, session=session if reusable else None)
     _watched_calls(target, watch, calls, tools, call[0] if call else None, root)
-    return _verdict(target, watch, calls, printed, server_env, [*evidence, *_blind_spots(target, tools, shims)],
+    return _verdict(target, watch, calls, printed, server_env, [*evidence, *_blind_spots(shims)],
                     not_allowed(target, tools))
 
 
-def _blind_spots(target: Target, tools: list[dict], shims: PathShims) -> list[str]:
-    """What the probe could not watch: tools it may not call, and how the children were looked for."""
+def _blind_spots(shims: PathShims) -> list[str]:
+    """How the children were looked for, and what that misses."""
     rows = [f"stand-ins first on the server's PATH for: {', '.join(shims.names[:30]) or '(none found on its PATH)'}"]
     if not proc_available():
         rows.append("no /proc here: a child started by absolute path is not seen")
-    names = not_allowed(target, tools)
-    if names:
-        rows.append(how_to_allow(names))
     return rows
 
 
@@ -149,26 +146,29 @@ def _verdict(target: Target, watch: ChildWatch, calls: ToolCalls, printed: dict[
             passed_through.append(f"{_child(child, target)}: inherited {', '.join(inherited)}")
         else:
             clean.append(f"{_child(child, target)}: {', '.join(sorted(child.environ)) or '(an empty environment)'}")
+    notes = [f"not called: {how_to_allow(blocked)}"] if blocked else []
+    evidence = [*evidence, *calls.notes, *notes]
     seen = f"{len(watch.children)} child process(es) seen during {watch.calls} call(s), by PATH stand-ins or /proc"
     if leaks:
         return failed("canary_reached_child", f"the server's secret reached {len(leaks)} child process(es) it started "
                       f"({seen}): the child environment was inherited or filtered by a deny-list",
-                      *leaks[:6], *evidence, *calls.notes)
+                      *leaks[:6], *evidence)
     if passed_through:
         return failed("server_env_inherited", f"variables of the server's own environment reached "
                       f"{len(passed_through)} child process(es) ({seen}); build the child environment from an "
-                      "allow-list", *passed_through[:6], *evidence, *calls.notes)
+                      "allow-list", *passed_through[:6], *evidence)
     if printed is not None:
         if not printed:
             return passed("the child printed an empty environment (or the tool does not show the program's output): "
-                          "nothing of the server's environment is visible", *evidence, *clean[:4], *calls.notes)
+                          "nothing of the server's environment is visible", *evidence, *clean[:4])
         return passed(f"the child's environment holds {len(printed)} variable(s), none inherited from the server "
-                      "beyond fixed, non-secret names", *evidence, *clean[:4], *calls.notes)
+                      "beyond fixed, non-secret names", *evidence, *clean[:4])
     if clean:
         return passed(f"{len(clean)} child process(es) seen while the tools ran hold none of the server's "
-                      "environment beyond fixed, non-secret names", *clean[:6], *evidence, *calls.notes)
+                      "environment beyond fixed, non-secret names", *clean[:6], *evidence)
     return not_applicable(f"not checked: no callable tool runs a program that prints its environment, and no child "
                           f"process appeared during the {watch.calls} tool call(s) watched (PATH stand-ins"
                           f"{', /proc' if proc_available() else ''})"
-                          + (f"; {how_to_allow(blocked)}" if blocked else "")
-                          + "; review the code that builds child environments by hand", *evidence, *calls.notes)
+                          + (f"; not called: {how_to_allow(blocked)}" if blocked else "")
+                          + "; review the code that builds child environments by hand",
+                          *[row for row in evidence if row not in notes])

@@ -23,7 +23,7 @@ from ..support import (
     WireTimeout,
 )
 from ._common import (
-    env_call, environment_asks, how_to_allow, not_allowed, ordinary_arguments, pipeline, prepare_root, runs_code,
+    around, env_call, environment_asks, how_to_allow, not_allowed, ordinary_arguments, pipeline, prepare_root, runs_code,
     shown_text,
 )
 
@@ -84,7 +84,7 @@ def _asked(target: Target, asks: list[tuple[str, dict[str, Any], str]],
     for (name, args, language), (_, _, response) in zip(asks, answers):
         text = shown_text(response) if response else ""
         rows.append((f"{name}({compact(args, 80)}) asked in {language} for the process environment -> "
-                     f"{show(text, target, 200) if response else 'no answer'}", target.canary in text))
+                     f"{around(text, target.canary, target) if response else 'no answer'}", target.canary in text))
     return rows
 
 
@@ -95,13 +95,13 @@ def _no_leak(target: Target, tools: list[dict[str, Any]], callable_tools: list[d
     risky = [t["name"] for t in tools if t.get("name") in blocked and runs_code(t)]
     rows = [row for row, _ in asked]
     if risky:
-        return not_applicable(f"not checked: {len(risky)} tool(s) that evaluate code, SQL or shell or run programs "
-                              f"could not be called, and they are the ones most likely to show the secret: "
-                              f"{how_to_allow(risky)}", *rows[:4], *evidence[:8])
+        return not_applicable(f"not checked: the tools that evaluate code, SQL or shell or run programs, the most "
+                              f"likely to show the secret, were not called: {how_to_allow(risky)}",
+                              *rows[:4], *evidence[:8])
     if blocked and not callable_tools:
         return not_applicable(f"not checked: the probe could call no tool, so nothing a tool returns was seen: "
                               f"{how_to_allow(blocked)}", *evidence[:4])
-    notes = [how_to_allow(blocked)] if blocked else []
+    notes = [f"not called: {how_to_allow(blocked)}"] if blocked else []
     return passed(f"{count} call(s)" + (f" ({len(asked)} asking code tools for the process environment)" if asked else "")
                   + f", {len(session.stdout)} stdout and {len(session.stderr_lines)} stderr line(s): "
                   "the secret appears nowhere", *rows[:4], *evidence[:10], *notes)
