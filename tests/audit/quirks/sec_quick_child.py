@@ -4,7 +4,8 @@
 a git repository (it holds no ``.git``), before it starts anything, as real git servers do. Then it runs
 ``git rev-parse --git-dir`` by name (found on ``PATH``), which ends in a few milliseconds, and says only whether it
 worked. By default the child inherits the server's whole environment (no ``env=``); ``--clean`` gives it an
-environment built from an allow-list (the server's ``PATH`` and ``LANG``).
+environment built from an allow-list (the server's ``PATH`` and ``LANG``). ``--must-be-repository`` makes it exit
+at start when the ``--repository`` folder is not a git repository, as mcp-server-git does.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ import tiny  # noqa: E402
 
 CLEAN = "--clean" in sys.argv
 REPOSITORY = Path(tiny.option("--repository") or ".").resolve()
+if "--must-be-repository" in sys.argv and not (REPOSITORY / ".git").exists():
+    sys.stderr.write(f"{REPOSITORY} is not a valid Git repository\n")
+    sys.exit(0)
 tiny.TOOLS = [
     {"name": "repo_status", "annotations": {"readOnlyHint": True},
      "description": "Say whether the git repository at repo_path is in a good state.",
