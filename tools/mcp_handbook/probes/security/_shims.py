@@ -32,6 +32,7 @@ COMMON_PROGRAMS = (
 MAX_MENTIONED = 40
 """Programs named in tool listings that get a stand-in, at most (beyond :data:`COMMON_PROGRAMS`)."""
 WORD = re.compile(r"(?<![\w./-])[A-Za-z][\w+.-]{1,30}(?![\w/])")
+"""A word of a tool description that could name a program (``git``, ``ffmpeg``, ``clang-format``), not a path."""
 
 _SHIM = '''#!{python} -IS
 """A stand-in written by mcp-handbook's child-environment probe: note the environment this program was started
