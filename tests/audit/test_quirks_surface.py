@@ -164,3 +164,16 @@ def test_a_sql_tool_that_cannot_read_the_environment_passes_when_asked(run_probe
     finding = run_probe("canary_never_leaks", "sec_env_readers", "--no-fileio", allow=frozenset({"query"}))
     assert finding.status == "PASS", finding
     assert any(row.startswith("query(") and "asked in sql" in row for row in finding.evidence), finding.evidence
+
+
+@needs_git
+@pytest.mark.parametrize("clean", [False, True])
+def test_a_quick_child_that_searches_the_server_path_is_seen_by_the_path_and_home_probe(run_probe, clean) -> None:
+    """SEC-004: the child found its program through the server's PATH (even an allow-listed copy of it is the
+    server's PATH, not a fixed one); without --clean it also got the server's HOME, with --clean none."""
+    finding = run_probe("child_path_home_fixed", "sec_quick_child", "--repository", "{workspace}",
+                        *(["--clean"] if clean else []))
+    assert (finding.status, finding.reason) == ("FAIL", "planted_program_ran"), finding
+    assert any(r.startswith("child git ") and "repo_status(" in r for r in finding.evidence), finding.evidence
+    home = "the child has no HOME" if clean else "was copied from the server's environment"
+    assert any(home in row for row in finding.evidence), finding.evidence
