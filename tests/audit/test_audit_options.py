@@ -5,6 +5,7 @@ or wait on a server that cannot serve once per probe."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -16,6 +17,7 @@ from mcp_handbook import load_corpus
 from mcp_handbook.audit import run_audit
 from mcp_handbook.audit.plan import NOT_CHECKED, AuditOptions
 from mcp_handbook.audit.sheet import evidence_text
+from mcp_handbook.audit.summary import summary_lines
 from mcp_handbook.probes.support import Finding
 
 QUIRKS = Path(__file__).resolve().parent / "quirks"
@@ -198,3 +200,29 @@ def test_the_guard_refuses_every_acting_request_under_no_tool_calls() -> None:
     assert acting_prompt({"name": "run_command", "arguments": [{"name": "command", "required": True}]})
     assert acting_prompt({"name": "report", "arguments": [{"name": "sql"}]})
     assert not acting_prompt({"name": "greet", "description": "A greeting for someone.", "arguments": [{"name": "name"}]})
+
+
+@pytest.mark.slow  # a whole audit
+@pytest.mark.skipif(shutil.which("git", path="/usr/local/bin:/usr/bin:/bin") is None, reason="needs git on PATH")
+def test_a_server_that_must_start_in_a_git_repository_gets_one_and_its_quick_child_is_seen(corpus) -> None:
+    """Like mcp-server-git: it exits at start unless ``--repository`` is a git repository, and its tool starts
+    ``git`` by name for a few milliseconds with the whole environment."""
+    command = [sys.executable, str(QUIRKS / "sec_quick_child.py"), "--repository", "{workspace}", "--must-be-repository"]
+    result = run_audit(corpus, command, options=AuditOptions(rules=frozenset({"SEC-003"}), wait=2))
+    status, _, summary = _verdicts(result)["SEC-003"]
+    assert status == "FAIL", summary
+
+
+@pytest.mark.slow  # a whole audit
+def test_code_tools_the_audit_may_not_call_leave_sec_009_not_checked_in_the_summary(corpus) -> None:
+    command = [sys.executable, str(QUIRKS / "sec_env_readers.py")]
+    result = run_audit(corpus, command, options=AuditOptions(rules=frozenset({"SEC-009"}), wait=2))
+    status, na, summary = _verdicts(result)["SEC-009"]
+    assert (status, na) == ("N/A", NOT_CHECKED), summary
+    assert [f.rule.id for f in result.not_checked()] == ["SEC-009"]
+    banner = summary_lines(result, worksheet=Path("audit.md"), fmt="md", manual=0)[0]
+    assert banner.startswith("NOT CHECKED: 1 rule(s), 1 of them HIGH") and "SEC-009" in "\n".join(summary_lines(result, worksheet=Path("audit.md"), fmt="md", manual=0)[:3]), banner
+    assert "--allow-tool-calls query run_code" in summary
+    allowed = run_audit(corpus, command, options=AuditOptions(rules=frozenset({"SEC-009"}), wait=2,
+                                                              allow_tool_calls=frozenset({"query", "run_code"})))
+    assert _verdicts(allowed)["SEC-009"][0] == "FAIL", _verdicts(allowed)["SEC-009"]

@@ -8,6 +8,7 @@ does (only read-only tools callable unless the test says otherwise).
 from __future__ import annotations
 
 import secrets
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,17 +22,20 @@ QUIRKS = Path(__file__).resolve().parent / "quirks"
 
 @pytest.fixture
 def run_probe(tmp_path: Path) -> Iterator:
-    """``run_probe(probe, quirk, *args, timeout=, allow=)``: the probe's finding against ``quirks/QUIRK.py``."""
+    """``run_probe(probe, quirk, *args, timeout=, allow=)``: the probe's finding against ``quirks/QUIRK.py``
+    (``{workspace}`` in ``args`` is the fresh workspace, which is then the served root, as in an audit)."""
     targets: list[Target] = []
 
     def run(name: str, quirk: str, *args: str, timeout: float = 3.0, allow: frozenset[str] | None = frozenset()) -> Finding:
         canary = f"hb-canary-{secrets.token_hex(8)}"
         workspace = tmp_path / f"ws{len(targets)}"
         workspace.mkdir()
+        served = workspace if any("{workspace}" in a for a in args) else None  # as the auditor reads its command
+        args = tuple(a.replace("{workspace}", str(workspace)) for a in args)
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
                "HB_CANARY": canary, "API_TOKEN": canary}
         target = Target(argv=[sys.executable, str(QUIRKS / f"{quirk}.py"), *args], workspace=workspace, env=env,
-                        canary=canary, allow_tool_calls=allow, timeout=timeout)
+                        canary=canary, allow_tool_calls=allow, timeout=timeout, root=served)
         targets.append(target)
         finding = PROBES[name].run(target)
         assert canary not in repr(finding), "evidence must mask the canary"
@@ -130,3 +134,64 @@ def test_a_document_protection_password_is_not_a_credential(run_probe) -> None:
 def test_a_password_for_a_service_and_a_key_are_still_credentials(run_probe, which: str) -> None:
     finding = run_probe("no_credential_parameters", "auth_passwords", "--set", which)
     assert (finding.status, finding.reason) == ("FAIL", "credential_parameter"), finding
+
+
+needs_git = pytest.mark.skipif(shutil.which("git", path="/usr/bin:/bin") is None, reason="needs git on PATH")
+
+
+@needs_git
+def test_a_child_of_a_few_milliseconds_started_by_name_in_a_real_repository_is_seen(run_probe) -> None:
+    finding = run_probe("child_env_minimal", "sec_quick_child", "--repository", "{workspace}")
+    assert (finding.status, finding.reason) == ("FAIL", "canary_reached_child"), finding
+    row = next(row for row in finding.evidence if row.startswith("child git "))
+    assert "seen by its PATH stand-in" in row and "git rev-parse --git-dir" in row, row
+    assert "API_TOKEN=<CANARY>" in row and "repo_status(" in row, row
+
+
+@needs_git
+def test_a_child_of_a_few_milliseconds_with_an_allow_listed_environment_passes(run_probe) -> None:
+    finding = run_probe("child_env_minimal", "sec_quick_child", "--repository", "{workspace}", "--clean")
+    assert finding.status == "PASS", finding
+    assert any(row.startswith("child git ") and "PATH stand-in" in row for row in finding.evidence), finding
+
+
+def test_a_git_tool_given_no_root_starts_nothing_and_is_not_checked(run_probe) -> None:
+    finding = run_probe("child_env_minimal", "sec_quick_child", "--repository", "/nonexistent-hb")
+    assert finding.status == "N/A" and finding.summary.startswith("not checked:"), finding
+
+
+# -- 5. the secret is asked for in each tool's own language; a tool that may not be called is not checked ---------
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="the SQL request reads /proc/self/environ (Linux)")
+def test_a_sql_tool_that_reads_the_process_environment_fails_when_it_may_be_called(run_probe) -> None:
+    finding = run_probe("canary_never_leaks", "sec_env_readers", allow=frozenset({"query", "run_code"}))
+    assert (finding.status, finding.reason) == ("FAIL", "canary_in_output"), finding
+    assert "request(s) for the process environment showed it" in finding.summary
+    assert any(row.startswith("query(") and "asked in sql" in row and "readfile('/proc/self/environ')" in row
+               and "<CANARY>" in row for row in finding.evidence), finding.evidence
+    assert any(row.startswith("run_code(") and "asked in python" in row for row in finding.evidence)
+
+
+def test_tools_that_evaluate_code_but_may_not_be_called_are_not_checked_never_passed(run_probe) -> None:
+    finding = run_probe("canary_never_leaks", "sec_env_readers")
+    assert finding.status == "N/A" and finding.summary.startswith("not checked:"), finding
+    assert "--allow-tool-calls query run_code" in finding.summary
+
+
+def test_a_sql_tool_that_cannot_read_the_environment_passes_when_asked(run_probe) -> None:
+    finding = run_probe("canary_never_leaks", "sec_env_readers", "--no-fileio", allow=frozenset({"query"}))
+    assert finding.status == "PASS", finding
+    assert any(row.startswith("query(") and "asked in sql" in row for row in finding.evidence), finding.evidence
+
+
+@needs_git
+@pytest.mark.parametrize("clean", [False, True])
+def test_a_quick_child_that_searches_the_server_path_is_seen_by_the_path_and_home_probe(run_probe, clean) -> None:
+    """SEC-004: the child found its program through the server's PATH (even an allow-listed copy of it is the
+    server's PATH, not a fixed one); without --clean it also got the server's HOME, with --clean none."""
+    finding = run_probe("child_path_home_fixed", "sec_quick_child", "--repository", "{workspace}",
+                        *(["--clean"] if clean else []))
+    assert (finding.status, finding.reason) == ("FAIL", "planted_program_ran"), finding
+    assert any(r.startswith("child git ") and "repo_status(" in r for r in finding.evidence), finding.evidence
+    home = "the child has no HOME" if clean else "was copied from the server's environment"
+    assert any(home in row for row in finding.evidence), finding.evidence

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 import secrets
 import shutil
 import tempfile
@@ -28,7 +29,9 @@ from typing import Any
 from .. import procs
 from ..model import Corpus, Rule
 from ..probes.registry import Probe
-from ..probes.support import GENERIC_REASONS, MODERN_REVISION, Finding, Target, failed, mask, not_applicable
+from ..probes.support import (
+    GENERIC_REASONS, MODERN_REVISION, Finding, Target, failed, init_git_repository, mask, not_applicable,
+)
 from .applies import does_not_apply
 from .contain import Contained
 from .guard import ToolCallGuard
@@ -120,6 +123,8 @@ class _Targets:
         workspace.mkdir(parents=True)
         tmp.mkdir()
         env = audit_env(workspace, self.canary, program_dir=self.program_dir, tmp=tmp)
+        if _takes_repository(self.argv):
+            init_git_repository(workspace, env["PATH"])
         argv = [self.argv[0], *(arg.replace(WORKSPACE, str(workspace)) for arg in self.argv[1:])] if self.argv else []
         target = AuditTarget(
             argv=argv, workspace=workspace, env=env, canary=self.canary, allow_tool_calls=allow,
@@ -130,6 +135,19 @@ class _Targets:
             target.listing = copy.deepcopy(self.listing[1])  # a probe may change what it was given; the next one not
         self.made.append(target)
         return target
+
+
+REPOSITORY_OPTION = re.compile(r"^--?(?:repo|repository|repo[-_]path|git[-_]dir)(?:=|$)", re.I)
+
+
+def _takes_repository(argv: list[str]) -> bool:
+    """True when the command puts ``{workspace}`` after an option naming a git repository (``--repository
+    {workspace}``, ``--repo={workspace}``): such a server refuses to start, or to do anything, in a folder that is
+    not one, so each fresh workspace is made a repository with one commit first."""
+    for before, arg in zip(["", *argv[1:]], argv[1:]):
+        if WORKSPACE in arg and (REPOSITORY_OPTION.match(arg) or REPOSITORY_OPTION.match(before)):
+            return True
+    return False
 
 
 def _jobs(options: AuditOptions) -> int:

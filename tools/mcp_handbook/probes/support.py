@@ -16,6 +16,8 @@ import math
 import os
 import re
 import secrets
+import shutil
+import subprocess
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -469,6 +471,36 @@ def served_root(target: Target) -> Path:
     if target.root is None:
         raise ProbeAbort(not_applicable(ROOT_UNKNOWN))
     return target.root
+
+
+SAMPLE_FILE = "hb-probe-notes.txt"
+"""A plain file the probes plant in a folder they prepare, for parameters that take a file."""
+_GIT_SETUP = (["init", "-q"], ["add", SAMPLE_FILE], ["commit", "-q", "-m", "hb probe: first commit"])
+
+
+def init_git_repository(folder: Path, path: str) -> bool:
+    """Make ``folder`` a git repository with one commit (of :data:`SAMPLE_FILE`), with the ``git`` found on
+    ``path``, when it is not one already: a git server refuses a folder that is not a repository, at start or
+    before it runs anything. The commands get an environment of their own (no secret of the audit's), under a
+    deadline. False when ``git`` is missing or a step failed."""
+    git = shutil.which("git", path=path)
+    if git is None:
+        return False
+    if (folder / ".git").exists():
+        return True
+    (folder / SAMPLE_FILE).write_text("notes the audit planted\n")
+    env = {"PATH": path, "HOME": str(folder), "LANG": "C.UTF-8", "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "hb", "GIT_AUTHOR_EMAIL": "hb@example.invalid",
+           "GIT_COMMITTER_NAME": "hb", "GIT_COMMITTER_EMAIL": "hb@example.invalid"}
+    for step in _GIT_SETUP:
+        try:
+            done = subprocess.run([git, "-c", "init.defaultBranch=main", *step], cwd=folder, env=env, timeout=10,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError):
+            return False
+        if done.returncode != 0:
+            return False
+    return True
 
 
 @contextlib.contextmanager

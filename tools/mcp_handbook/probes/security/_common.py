@@ -18,9 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._shims import PathShims, ShimRecord
+from ..schemas import QUERY_LANGUAGE, code_params, schema_valid_arguments
 from ..support import (
-    ARGS_PARAMS, PROGRAM_PARAMS, ProbeAbort, Target, WireSession, WireTimeout, call_tool, compact, failed,
-    fill_arguments, not_applicable, properties, refused, schema_type, show,
+    ARGS_PARAMS, PATH_PARAMS, PROGRAM_PARAMS, SAMPLE_FILE, ProbeAbort, Target, WireSession, WireTimeout, call_tool, compact,
+    failed, fill_arguments, init_git_repository, not_applicable, properties, refused, schema_type, show,
+    string_params,
 )
 
 ENV_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
@@ -160,6 +163,8 @@ class Child:
     """The call it appeared during."""
     raw: bytes
     """Its whole environment block, to look for the canary in names and values alike."""
+    seen_by: str = "/proc"
+    """How it was seen: ``/proc`` (a look while it ran) or ``PATH stand-in`` (:mod:`._shims`, exact)."""
 
 
 def proc_available() -> bool:
@@ -224,22 +229,49 @@ def _program(pid: int) -> tuple[bytes, str]:
     return _read(pid, "cmdline"), exe
 
 
+def _shim(pid: int, shims: PathShims) -> bool:
+    """True while ``pid`` still runs a stand-in (it records itself; once it runs the real program it is read)."""
+    return str(shims.folder).encode() in _read(pid, "cmdline")
+
+
 class ChildWatch:
     """The processes a server starts while calls run, with the environment each was given.
 
-    Only processes that appear during a call count (a launcher such as ``npx`` or ``uv run`` and the server under
+    Two ways of seeing, one record per pid: the stand-ins of :class:`~._shims.PathShims` (when given) record every
+    program the server starts by name, however short-lived, with the exact environment it got; looks at ``/proc``
+    every :data:`SAMPLE_EVERY` seconds also catch a program started by absolute path, if it runs long enough. Only
+    processes that appear during a call count (a launcher such as ``npx`` or ``uv run`` and the server under
     it exist before, and their environments hold the canary by design). A process is read once it runs a program
     of its own: right after a fork, before its exec, it still shows its parent's environment and command line,
     and a fork that never execs (a worker of the server's own) is the server itself."""
 
-    def __init__(self) -> None:
+    def __init__(self, shims: PathShims | None = None) -> None:
         self.children: dict[int, Child] = {}
         self.calls = 0
+        self.shims = shims
 
     @contextlib.contextmanager
     def during(self, root: int, label: str, *, limit: float) -> Iterator[None]:
-        """Look at ``root``'s new descendants until the block ends (at most ``limit`` seconds of looking)."""
+        """Look at ``root``'s new descendants until the block ends (at most ``limit`` seconds of looking), and take
+        what the stand-ins recorded meanwhile."""
+        mark = self.shims.mark() if self.shims else 0
+        try:
+            with self._looking(root, label, limit=limit):
+                yield
+        finally:
+            if self.shims:
+                self._recorded(self.shims.since(mark), label)
+
+    def _recorded(self, records: list[ShimRecord], label: str) -> None:
+        """What the stand-ins saw replaces what ``/proc`` showed of the same pid (it saw the start itself)."""
+        for record in records:
+            raw = b"\0".join(f"{k}={v}".encode("utf-8", "surrogateescape") for k, v in record.environ.items())
+            self.children[record.pid] = Child(record.pid, record.argv, record.environ, label, raw, "PATH stand-in")
+
+    @contextlib.contextmanager
+    def _looking(self, root: int, label: str, *, limit: float) -> Iterator[None]:
         if not proc_available():
+            self.calls += 1
             yield
             return
         before = set(descendants(root))
@@ -263,7 +295,7 @@ class ChildWatch:
 
     def _sample(self, root: int, before: set[int], label: str) -> None:
         for pid, ppid in descendants(root).items():
-            if pid in before or pid in self.children:
+            if pid in before or pid in self.children or (self.shims and _shim(pid, self.shims)):
                 continue
             cmdline, exe = _program(pid)
             if not cmdline or (cmdline, exe) == _program(ppid):
@@ -280,3 +312,123 @@ class ChildWatch:
                 if sep:
                     environ.setdefault(name, value)
             self.children[pid] = Child(pid, argv, environ, label, raw)
+
+
+# -- arguments a tool accepts, so that it really does its work ------------------------------------------------
+
+FOLDER_PARAMS = frozenset({"repo_path", "repository", "repo", "dir", "directory", "folder", "root", "cwd",
+                           "working_dir", "workdir", "project", "project_path"})
+"""Path parameters that take a folder; the others (``path``, ``file`` ...) get :data:`SAMPLE_FILE`."""
+
+
+def prepare_root(target: Target) -> Path | None:
+    """Make the served folder one a tool does real work in: a plain file, and, when ``git`` is on the server's
+    ``PATH``, a git repository with one commit (a git tool refuses a folder that is not one, before it starts
+    anything). Only a folder inside the probe's own workspace is touched (a ``--root`` elsewhere is the user's);
+    None when the root is unknown."""
+    root = target.root
+    if root is None:
+        return None
+    inside = root.resolve() == target.workspace.resolve() or target.workspace.resolve() in root.resolve().parents
+    if inside and root.is_dir():
+        (root / SAMPLE_FILE).write_text("notes the audit planted\n")
+        init_git_repository(root, target.env.get("PATH", ""))
+    return root
+
+
+def ordinary_arguments(target: Target, tool: dict[str, Any], root: Path | None) -> dict[str, Any] | None:
+    """Schema-valid arguments for an ordinary call, with every path parameter inside the served folder (the folder
+    itself for a folder parameter, :data:`SAMPLE_FILE` for the others): a tool given a path it refuses starts
+    nothing. Without a known root, the schema's own values."""
+    if root is None:
+        return schema_valid_arguments(tool)
+    paths = {name: str(root if name.lower() in FOLDER_PARAMS else root / SAMPLE_FILE)
+             for name in string_params(tool, [*PATH_PARAMS, *FOLDER_PARAMS])}
+    return schema_valid_arguments(tool, **paths) or schema_valid_arguments(tool)
+
+
+def not_allowed(target: Target, tools: list[dict[str, Any]]) -> list[str]:
+    """Names of the listed tools the probe may not call (not annotated read-only, and not allowed by the user)."""
+    return [t["name"] for t in tools if isinstance(t.get("name"), str) and not target.may_call(t)]
+
+
+def how_to_allow(names: list[str]) -> str:
+    """Tools the probe was not allowed to call, and the option that allows them."""
+    shown = " ".join(names[:8]) + (" ..." if len(names) > 8 else "")
+    return f"{', '.join(names[:8])}{' ...' if len(names) > 8 else ''} (not annotated read-only: allow with --allow-tool-calls {shown})"
+
+
+def around(text: str, needle: str, target: Target, width: int = 200) -> str:
+    """The part of ``text`` around the first ``needle`` (masked, as evidence is), so a long answer shows where."""
+    at = text.find(needle)
+    if at < 0 or len(text) <= width:
+        return show(text, target, width)
+    start = max(0, at - width // 2)
+    return ("…" if start else "") + show(text[start:], target, width)
+
+
+# -- asking a tool that evaluates code, SQL or shell for the process environment ---------------------------------
+
+_PY_ENV = '"\\n".join(k + "=" + v for k, v in __import__("os").environ.items())'
+ENVIRONMENT_ASKS: dict[str, tuple[str, ...]] = {
+    "shell": ("env",),
+    "python": (_PY_ENV, f"print({_PY_ENV})"),  # an expression (eval), then a statement that shows (exec)
+    "javascript": ("JSON.stringify(process.env)", "console.log(JSON.stringify(process.env))"),
+    "sql": (
+        "SELECT content FROM read_text('/proc/self/environ')",  # DuckDB: runs inside the server's own process
+        "SELECT readfile('/proc/self/environ')",  # SQLite with the fileio functions (the sqlite3 shell's)
+        "SELECT pg_read_file('/proc/self/environ')",  # PostgreSQL (the database server's process; superuser)
+        "SELECT LOAD_FILE('/proc/self/environ')",  # MySQL, MariaDB (the database server's process; FILE privilege)
+    ),
+}
+"""How to ask each language for the environment of the process that runs it. SQL has no portable way: an engine
+that reads files can read ``/proc/self/environ`` on Linux, which is the server's own environment when the engine
+runs inside the server (DuckDB, SQLite) and the database server's otherwise."""
+_SHELL_WORDS = re.compile(r"\b(?:shell|bash|zsh|terminal|command[ -]line|run (?:a |the )?command)\b", re.I)
+_PYTHON_WORDS = re.compile(r"\bpython\b", re.I)
+_JS_WORDS = re.compile(r"\b(?:javascript|node(?:\.js)?|js|typescript|deno)\b", re.I)
+
+
+def code_languages(tool: dict[str, Any], param: str) -> list[str]:
+    """The languages a parameter that carries code is written in, from its name and what the tool says of it:
+    a SQL or query-language tool, a shell command, Python, JavaScript; code of no stated language is asked as both
+    Python and JavaScript."""
+    prop = properties(tool).get(param) or {}
+    said = " ".join(str(x) for x in (tool.get("name"), tool.get("title"), tool.get("description"),
+                                     prop.get("description")) if isinstance(x, str)).replace("_", " ")
+    name = param.lower()
+    found = []
+    if name in ("sql", "query") or (name == "statement" and QUERY_LANGUAGE.search(said)):
+        found.append("sql")
+    if name in ("command", "cmd") or _SHELL_WORDS.search(said):
+        found.append("shell")
+    if _PYTHON_WORDS.search(said):
+        found.append("python")
+    if _JS_WORDS.search(said):
+        found.append("javascript")
+    if not found:
+        found = ["sql"] if name == "statement" else ["python", "javascript"]
+    return found
+
+
+def runs_code(tool: dict[str, Any]) -> bool:
+    """True for a tool that evaluates code, SQL or shell, or runs a program the caller names."""
+    props = properties(tool)
+    return bool(code_params(tool)) or any(p in props and schema_type(props[p]) == "string" for p in PROGRAM_PARAMS)
+
+
+def environment_asks(target: Target, tools: list[dict[str, Any]], *, limit: int = 12
+                     ) -> list[tuple[str, dict[str, Any], str]]:
+    """``(tool, arguments, language)`` for every callable tool that evaluates code, SQL or shell: each of its code
+    parameters asked, in its own language, to show the process environment (at most ``limit`` calls)."""
+    asks = []
+    for tool in tools:
+        if not target.may_call(tool):
+            continue
+        for param in code_params(tool)[:1]:
+            for language in code_languages(tool, param):
+                for text in ENVIRONMENT_ASKS[language]:
+                    if "/proc/" in text and not proc_available():
+                        continue
+                    asks.append((tool["name"], fill_arguments(tool, **{param: text}), language))
+    return asks[:limit]

@@ -5,6 +5,11 @@ another tool, a directory in the workspace the model can write to); a child with
 user's HOME reads and writes the user's configuration (git, ssh, shell start-up files). The probe starts
 the server with a planted directory of look-alike programs first on PATH and a foreign HOME, has a child
 print its environment, and judges what the child got.
+
+When no tool prints a child's environment, the children are watched instead: the planted directory is then a
+folder of recording stand-ins (:mod:`._shims`) and each callable tool runs once with arguments it accepts. A
+stand-in that runs at all was found through the server's PATH; what it recorded (the child's PATH and HOME) is
+judged the same way.
 """
 
 from __future__ import annotations
@@ -15,9 +20,17 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ..calls import ToolCalls
 from ..registry import probe
-from ..support import Finding, Target, failed, not_applicable, passed, session_with_tools
-from ._common import child_environment
+from ..support import (
+    Finding, ProbeAbort, Target, callable_tools, compact, failed, not_applicable, passed, session_with_tools, show,
+    tool_name, tools_of,
+)
+from ._common import ChildWatch, child_environment, env_call, how_to_allow, not_allowed, ordinary_arguments, prepare_root
+from ._shims import PathShims
+
+MAX_WATCHED_CALLS = 12
+"""Tools called with ordinary arguments while their children are watched (when none prints an environment)."""
 
 _PLANTED_PROGRAMS = ("printenv", "env", "ls", "cat", "head", "wc", "grep", "echo")
 """Look-alikes put in the planted directory: each prints a marker, then runs the real program."""
@@ -35,6 +48,9 @@ _PLANTED_PROGRAMS = ("printenv", "env", "ls", "cat", "head", "wc", "grep", "echo
 })
 def child_path_home_fixed(target: Target) -> Finding:
     """Start the server with a planted directory first on PATH and a foreign HOME; the child must get neither."""
+    tools = tools_of(target)
+    if env_call(target, tools) is None:
+        return _watched(target, tools)
     tag = secrets.token_hex(4)
     marker = f"HB_PATH_HIJACK_{tag}"
     scratch = Path(tempfile.mkdtemp(prefix="hb-path-probe-"))
@@ -84,6 +100,10 @@ def child_path_home_fixed(target: Target) -> Finding:
     elif home == _user_home():
         problems.append(("home_is_user_home", f"HOME={home} is the user's real home directory"))
     evidence.append(f"child PATH={path!r} HOME={home!r}")
+    return _judged(problems, evidence)
+
+
+def _judged(problems: list[tuple[str, str]], evidence: list[str]) -> Finding:
     if problems:
         (reason, summary), rest = problems[0], [note for _, note in problems[1:]]
         return failed(reason, summary, *rest, *evidence)
@@ -98,3 +118,54 @@ def _user_home() -> str | None:
         return pwd.getpwuid(os.getuid()).pw_dir
     except (ImportError, KeyError):
         return None
+
+
+def _path_home_problems(env: dict[str, str], planted: str, parent_home: str, target: Target) -> list[tuple[str, str]]:
+    """What is wrong with a recorded child's PATH and HOME (it ran a stand-in, so its PATH holds ``planted``)."""
+    problems = [("planted_program_ran", f"the child ran the planted {planted}/… program: its PATH came from the "
+                 "server's environment")]
+    home = env.get("HOME")
+    if home is None:
+        problems.append(("home_missing", "the child has no HOME: programs then look up the real home directory of the user"))
+    elif home == parent_home:
+        problems.append(("home_from_server", f"HOME={home} was copied from the server's environment"))
+    elif home == _user_home():
+        problems.append(("home_is_user_home", f"HOME={home} is the user's real home directory"))
+    return problems
+
+
+def _watched(target: Target, tools: list[dict]) -> Finding:
+    """No tool prints an environment: call each callable tool with arguments it accepts, with recording stand-ins
+    first on the server's PATH and a foreign HOME, and judge the first child that ran a stand-in."""
+    root = prepare_root(target)
+    with PathShims(target.env.get("PATH", "/usr/bin:/bin")) as shims, tempfile.TemporaryDirectory(
+            prefix="hb-home-probe-") as parent_home:
+        shims.add_mentioned(tools)
+        extra = {"PATH": shims.path, "HOME": parent_home}
+        watch = ChildWatch(shims)
+        calls = ToolCalls(target, wait=target.timeout, extra_env=extra)
+        for tool in callable_tools(target, tools)[:MAX_WATCHED_CALLS]:
+            name, args = tool_name(tool), ordinary_arguments(target, tool, root)
+            if args is None or not calls.may_try(name):
+                continue
+            try:
+                session = calls.open()
+            except ProbeAbort as stop:
+                calls.unanswered[name] = f"not checked: {name}: {stop.finding.summary}"
+                break
+            with watch.during(session.pid, f"{name}({compact(args, 60)})", limit=calls.wait + 1.0):
+                calls.call(name, args)
+            if any(c.seen_by != "/proc" for c in watch.children.values()):
+                break
+        recorded = [c for c in watch.children.values() if c.seen_by != "/proc"]
+        blocked = not_allowed(target, tools)
+        evidence = [f"server started with PATH={shims.folder}:… (recording stand-ins first) HOME={parent_home}",
+                    *calls.notes, *([f"not called: {how_to_allow(blocked)}"] if blocked else [])]
+        if not recorded:
+            return not_applicable(f"not checked: no tool prints a child's environment, and no child started a program "
+                                  f"through the server's PATH during {watch.calls} tool call(s) watched", *evidence)
+        child = recorded[0]
+        evidence.insert(0, f"child {child.argv[0]} (pid {child.pid}, `{show(' '.join(child.argv), target, 100)}`, "
+                           f"seen by its PATH stand-in) during {child.during}: PATH={child.environ.get('PATH')!r} "
+                           f"HOME={child.environ.get('HOME')!r}")
+        return _judged(_path_home_problems(child.environ, str(shims.folder), parent_home, target), evidence)

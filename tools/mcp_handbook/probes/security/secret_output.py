@@ -1,19 +1,34 @@
 """SEC-009: the server's own secret never comes back, in any answer, notification, log line or child's output.
 
 Secrets leak through paths nobody wrote on purpose: a diagnostics tool that dumps the environment, an
-exception message returned to the model, a traceback on stderr, a child that inherited everything. The
-server starts with a random canary in its environment; the probe runs an ordinary session that touches
-those paths (every callable tool, a child printing its environment, an unknown tool and method) and then
-looks for the canary on stdout (what the client receives) and on stderr (what the operator's logs keep).
+exception message returned to the model, a traceback on stderr, a child that inherited everything, a SQL or code
+tool that reads the process environment as readily as a table. The server starts with a random canary in its
+environment; the probe runs an ordinary session that touches those paths (every callable tool with arguments it
+accepts, a child printing its environment, each tool that evaluates code, SQL or shell asked in its own language
+to show the environment, an unknown tool and method) and then looks for the canary on stdout (what the client
+receives) and on stderr (what the operator's logs keep).
+
+A PASS means the tools that could show the secret were called. When the tools that evaluate code or run programs,
+or every tool, may not be called (not annotated read-only, and not allowed with ``--allow-tool-calls``), the probe
+says N/A, not checked, and names them.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..registry import probe
 from ..support import (
-    compact, failed, fill_arguments, Finding, mask, passed, session_with_tools, show, Target, WireTimeout,
+    compact, failed, fill_arguments, Finding, mask, not_applicable, passed, session_with_tools, show, Target,
+    WireTimeout,
 )
-from ._common import env_call, pipeline
+from ._common import (
+    around, env_call, environment_asks, how_to_allow, not_allowed, ordinary_arguments, pipeline, prepare_root, runs_code,
+    shown_text,
+)
+
+MAX_CALLS = 20
+"""Callable tools called with ordinary arguments, at most."""
 
 
 @probe("canary_never_leaks", "the server's secret appears in no output, log or child", calls_tools=True, reasons={
@@ -21,14 +36,20 @@ from ._common import env_call, pipeline
     "canary_in_log": "the server's secret appeared on stderr, in what the operator's logs keep",
 })
 def canary_never_leaks(target: Target) -> Finding:
-    """An ordinary session calling every callable tool: the server's secret must appear in no output, log or child."""
+    """An ordinary session calling every callable tool, and asking the tools that evaluate code for the process
+    environment: the server's secret must appear in no output, log or child."""
+    root = prepare_root(target)
     session, init, tools = session_with_tools(target)
     if "logging" in (init.get("capabilities") or {}):
         try:
             session.request("logging/setLevel", {"level": "debug"}, timeout=target.timeout)
         except WireTimeout:
             pass
-    calls = [(t["name"], fill_arguments(t)) for t in tools if target.may_call(t)][:20]
+    callable_tools = [t for t in tools if target.may_call(t)]
+    calls = [(t["name"], ordinary_arguments(target, t, root) or fill_arguments(t)) for t in callable_tools][:MAX_CALLS]
+    asks = environment_asks(target, tools)
+    first_ask = len(calls)
+    calls += [(name, args) for name, args, _ in asks]
     child = env_call(target, tools)
     if child is not None:
         calls.append(child)
@@ -39,6 +60,7 @@ def canary_never_leaks(target: Target) -> Finding:
     except WireTimeout:
         pass
     session.close(grace=1.0)
+    asked = _asked(target, asks, answers[first_ask:])
     on_stdout = [f"stdout: {mask(msg.line.text, target)[:260]}" for msg in session.stdout if target.canary in msg.line.text]
     on_stderr = [f"stderr: {mask(ln.text, target)[:260]}" for ln in session.stderr_lines if target.canary in ln.text]
     evidence = [f"{name}({compact(args, 60)}) -> {show(resp, target, 120) if resp else 'no answer'}"
@@ -46,7 +68,40 @@ def canary_never_leaks(target: Target) -> Finding:
     leaks = on_stdout + on_stderr
     if leaks:
         reason = "canary_in_output" if on_stdout else "canary_in_log"
+        shown = [row for row, leaked in asked if leaked]
         return failed(reason, f"the server's secret appeared {len(leaks)} time(s) in what it wrote "
-                      f"({len(on_stdout)} on stdout, {len(on_stderr)} on stderr)", *leaks[:6], *evidence[:6])
-    return passed(f"{len(calls)} call(s), {len(session.stdout)} stdout and {len(session.stderr_lines)} stderr line(s): "
-                  "the secret appears nowhere", *evidence[:10])
+                      f"({len(on_stdout)} on stdout, {len(on_stderr)} on stderr)"
+                      + (f"; {len(shown)} request(s) for the process environment showed it" if shown else ""),
+                      *shown[:4], *leaks[:6], *evidence[:6])
+    return _no_leak(target, tools, callable_tools, asked, len(calls), session, evidence)
+
+
+def _asked(target: Target, asks: list[tuple[str, dict[str, Any], str]],
+           answers: list[tuple[str, dict[str, Any], dict[str, Any] | None]]) -> list[tuple[str, bool]]:
+    """One evidence row per request for the environment, and whether its answer held the secret (``answers``
+    starts with the answer to the first request)."""
+    rows = []
+    for (name, args, language), (_, _, response) in zip(asks, answers):
+        text = shown_text(response) if response else ""
+        rows.append((f"{name}({compact(args, 80)}) asked in {language} for the process environment -> "
+                     f"{around(text, target.canary, target) if response else 'no answer'}", target.canary in text))
+    return rows
+
+
+def _no_leak(target: Target, tools: list[dict[str, Any]], callable_tools: list[dict[str, Any]],
+             asked: list[tuple[str, bool]], count: int, session: Any, evidence: list[str]) -> Finding:
+    """PASS only when the tools that could show the secret were called; else N/A, not checked, naming them."""
+    blocked = not_allowed(target, tools)
+    risky = [t["name"] for t in tools if t.get("name") in blocked and runs_code(t)]
+    rows = [row for row, _ in asked]
+    if risky:
+        return not_applicable(f"not checked: the tools that evaluate code, SQL or shell or run programs, the most "
+                              f"likely to show the secret, were not called: {how_to_allow(risky)}",
+                              *rows[:4], *evidence[:8])
+    if blocked and not callable_tools:
+        return not_applicable(f"not checked: the probe could call no tool, so nothing a tool returns was seen: "
+                              f"{how_to_allow(blocked)}", *evidence[:4])
+    notes = [f"not called: {how_to_allow(blocked)}"] if blocked else []
+    return passed(f"{count} call(s)" + (f" ({len(asked)} asking code tools for the process environment)" if asked else "")
+                  + f", {len(session.stdout)} stdout and {len(session.stderr_lines)} stderr line(s): "
+                  "the secret appears nowhere", *rows[:4], *evidence[:10], *notes)
