@@ -39,10 +39,9 @@ def _positive(text: str) -> float:
 
 
 def _corpus(args: argparse.Namespace) -> Corpus:
-    from ..cli import find_root
+    from ..cli import doctrine_root
 
-    root = Path(args.root).resolve() if args.root else find_root(Path.cwd().resolve())
-    corpus = load_corpus(root, proving=True)
+    corpus = load_corpus(doctrine_root(args), proving=True)
     if corpus.diagnostics:  # as for export: a draft rule elsewhere should not block an audit
         print(f"mcp-handbook: warning: the content has {len(corpus.diagnostics)} problem(s) (run `mcp-handbook check`); "
               "a rule that could not be read is not audited", file=sys.stderr)
