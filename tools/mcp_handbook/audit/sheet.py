@@ -28,8 +28,8 @@ CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
 def formats() -> tuple[str, ...]:
-    """Whatever the export module can write today."""
-    return tuple(WRITERS)
+    """Whatever the export module can write today, and SARIF (findings for code scanning, :mod:`.sarif`)."""
+    return (*WRITERS, "sarif")
 
 
 def clean(text: str) -> str:
@@ -94,6 +94,13 @@ def audit_stamp(corpus: Corpus, result: AuditResult) -> Stamp:
     return stamp_for(corpus, server_name=said("name"), server_version=said("version"), server_transport=clean(reached))
 
 
-def write_audit_worksheet(corpus: Corpus, result: AuditResult, *, fmt: str, path: Path) -> None:
-    """Atomic, like every export: an audit that fails to write leaves no half-written file."""
+def write_audit_worksheet(corpus: Corpus, result: AuditResult, *, fmt: str, path: Path, location: str | None = None) -> None:
+    """Atomic, like every export: an audit that fails to write leaves no half-written file. ``location`` is where a
+    SARIF result points (``--location``); the worksheet formats do not use it."""
+    if fmt == "sarif":
+        from ..export.files import atomic_write
+        from .sarif import to_sarif
+
+        atomic_write(path, to_sarif(corpus, result, location=location))
+        return
     write_worksheet(audit_rows(corpus, result, fmt), audit_stamp(corpus, result), fmt=fmt, path=path)

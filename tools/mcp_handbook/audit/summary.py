@@ -28,7 +28,7 @@ def tool_calls_line(options: AuditOptions) -> str:
             "not checked: audit a server you do not trust in a sandbox")
 
 
-def summary_lines(result: AuditResult, *, worksheet: Path, fmt: str, manual: int) -> list[str]:
+def summary_lines(result: AuditResult, *, outputs: list[tuple[Path, str]], manual: int) -> list[str]:
     counts = result.counts()
     checked = len(result.findings)
     lines = [
@@ -70,7 +70,11 @@ def summary_lines(result: AuditResult, *, worksheet: Path, fmt: str, manual: int
             lines.append(f"  … and {len(result.killed) - 5} more")
     if not result.facts.answered and "exited" in result.facts.problem:
         lines.append("  (the server runs in an empty temporary directory: give file paths in its command as absolute paths)")
-    lines.append(f"{worksheet}: wrote the worksheet ({fmt}; {checked} checked, {manual} manual item(s) left for the reviewer)")
+    for worksheet, fmt in outputs:
+        if fmt == "sarif":
+            lines.append(f"{worksheet}: wrote the findings as SARIF ({len(result.failures())} result(s) for code scanning)")
+        else:
+            lines.append(f"{worksheet}: wrote the worksheet ({fmt}; {checked} checked, {manual} manual item(s) left for the reviewer)")
     gate = result.options.gate
     gating = len(result.gating())
     other = sum(1 for f in result.failures() if f.rule.severity == "high") - gating
