@@ -1,10 +1,8 @@
 """The release people install: a wheel built from this tree works in a fresh virtual environment, outside any
 checkout.
 
-Built the way a release is (``python -m build``: an sdist, then the wheel from the sdist, each in an isolated
-build environment), from a copy of the files git tracks here (the working tree's versions, without anything
-untracked and without ``.git``), then installed with its dependencies into a virtual environment that sees no
-other site-packages (a dependency missing from the wheel's metadata would fail here, not on a user's machine).
+Built the way a release is (tests/toolchain/release_build.py: ``python -m build`` on the files git tracks), then
+installed with its dependencies into a virtual environment that sees no other site-packages (a dependency missing from the wheel's metadata would fail here, not on a user's machine).
 From an empty folder, with no ``PYTHONPATH``, the installed tool prints its version, audits the reference server
 it carries and a third-party server, exports a worksheet and reports on what the audit wrote.
 
@@ -15,18 +13,15 @@ on a developer machine, failed in CI.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 import sys
 import tarfile
-import venv
 import zipfile
 from pathlib import Path
 
 import pytest
 import yaml
 from handbook_testing import ROOT
+from release_build import clean_env, fresh_python, pip_install, run
 
 pytestmark = pytest.mark.slow  # builds, installs and audits: about two minutes
 
@@ -37,57 +32,14 @@ THIRD_PARTY_RULES = ("TRN-001", "TRN-002", "TOOL-005", "ERR-001", "SEC-001")
 the installed probes reach a server the handbook did not write (the reference server's audit here is full)."""
 
 
-def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
-
-
-def _clean_env(tmp: Path) -> dict[str, str]:
-    """This environment without what would let the checkout leak in (PYTHONPATH) or share caches."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
-    env.update(XDG_CACHE_HOME=str(tmp / "cache"), PIP_DISABLE_PIP_VERSION_CHECK="1")
-    return env
-
-
-def _pip(python: Path, args: list[str], cwd: Path, env: dict[str, str]) -> None:
-    done = _run([str(python), "-m", "pip", "install", "-q", *args], cwd, env)
-    if done.returncode != 0:
-        message = f"pip install {' '.join(args)} failed (the package index is needed):\n{done.stdout}\n{done.stderr}"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message[:2000])
-
-
-def _tracked_copy(dest: Path) -> Path:
-    """The files git tracks, as they are in the working tree: what a clean clone with these edits holds."""
-    names = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True, timeout=60).stdout
-    for name in names.decode("utf-8").split("\0"):
-        if name and (ROOT / name).is_file():
-            (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, dest / name)
-    return dest
-
-
-def _python(folder: Path) -> Path:
-    venv.create(folder, with_pip=True, clear=True)  # no system site-packages: only what the wheel asks for
-    return folder / "bin" / "python"
-
-
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    tmp = tmp_path_factory.mktemp("release")
-    env = _clean_env(tmp)
-    source = _tracked_copy(tmp / "source")
-    builder = _python(tmp / "builder")
-    _pip(builder, ["build"], tmp, env)
-    done = _run([str(builder), "-m", "build", "-o", str(tmp / "dist"), str(source)], tmp, env)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    wheel, = (tmp / "dist").glob("*.whl")
-    sdist, = (tmp / "dist").glob("*.tar.gz")
-    python = _python(tmp / "fresh")
-    _pip(python, [str(wheel)], tmp, env)
+def built(release: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("installed")
+    python = fresh_python(tmp / "fresh")
+    pip_install(python, [str(release["wheel"])], tmp, clean_env(tmp))
     empty = tmp / "empty"
     empty.mkdir()
-    return {"wheel": wheel, "sdist": sdist, "python": python, "bin": python.parent, "empty": empty, "tmp": tmp}
+    return {**release, "python": python, "bin": python.parent, "empty": empty, "tmp": tmp}
 
 
 def _doctrine_version() -> str:
@@ -110,14 +62,14 @@ def test_the_wheel_and_sdist_carry_the_doctrine_and_its_version(built: dict[str,
 
 
 def test_the_installed_tool_works_from_an_empty_folder(built: dict[str, Path]) -> None:
-    here, tool, env = built["empty"], str(built["bin"] / "mcp-handbook"), _clean_env(built["tmp"])
+    here, tool, env = built["empty"], str(built["bin"] / "mcp-handbook"), clean_env(built["tmp"])
     version = _doctrine_version()
 
-    done = _run([tool, "--version"], here, env, 60)
+    done = run([tool, "--version"], here, env, 60)
     assert done.stdout.strip() == f"mcp-handbook {version} (doctrine {version}: installed with the tool)", done.stderr
 
     reference = [str(built["python"]), "-m", "reference_server", "--workspace", "{workspace}"]
-    done = _run([tool, "audit", "-o", "reference.json", "--", *reference], here, env)
+    done = run([tool, "audit", "-o", "reference.json", "--", *reference], here, env)
     assert done.returncode == 0, done.stdout + done.stderr
     sheet = json.loads((here / "reference.json").read_text(encoding="utf-8"))
     statuses = {item["status"] for item in sheet["items"] if item["check"] == "automated"}
@@ -125,15 +77,15 @@ def test_the_installed_tool_works_from_an_empty_folder(built: dict[str, Path]) -
     assert sheet["doctrine_version"] == version and sheet["commit"], sheet["commit"]
 
     rules = [arg for rule in THIRD_PARTY_RULES for arg in ("--rule", rule)]
-    done = _run([tool, "audit", "-o", "time.md", *rules, "--", sys.executable, *THIRD_PARTY], here, env)
+    done = run([tool, "audit", "-o", "time.md", *rules, "--", sys.executable, *THIRD_PARTY], here, env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "TRN-002 FAIL" in done.stdout  # the SDK reads a line of any length: no frame cap (tests/audit/test_real_server.py)
 
-    done = _run([tool, "export", "worksheet", "-o", "blank.csv"], here, env, 120)
+    done = run([tool, "export", "worksheet", "-o", "blank.csv"], here, env, 120)
     assert done.returncode == 0 and f"doctrine {version}" in done.stdout, done.stdout + done.stderr
-    done = _run([tool, "report", "reference.json"], here, env, 120)
+    done = run([tool, "report", "reference.json"], here, env, 120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"doctrine {version}" in done.stdout and "no HIGH item of the baseline profile failed" in done.stdout
-    done = _run([tool, "report", "blank.csv"], here, env, 120)
+    done = run([tool, "report", "blank.csv"], here, env, 120)
     assert done.returncode == 0 and "Unfilled" in done.stdout, done.stdout + done.stderr
     assert sorted(p.name for p in here.iterdir()) == ["blank.csv", "reference.json", "time.md"]  # nothing else written
