@@ -66,6 +66,11 @@ def build_release(tmp: Path) -> dict[str, Path]:
     pip_install(builder, ["build"], tmp, env)
     done = run([str(builder), "-m", "build", "-o", str(tmp / "dist"), str(source)], tmp, env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    wheel, = (tmp / "dist").glob("*.whl")
-    sdist, = (tmp / "dist").glob("*.tar.gz")
-    return {"wheel": wheel, "sdist": sdist}
+    return built_dist(tmp / "dist")
+
+
+def built_dist(folder: Path) -> dict[str, Path]:
+    """The one wheel and the one sdist in ``folder``."""
+    wheels, sdists = sorted(folder.glob("*.whl")), sorted(folder.glob("*.tar.gz"))
+    assert len(wheels) == 1 and len(sdists) == 1, f"{folder}: expected one wheel and one sdist, found {wheels + sdists}"
+    return {"wheel": wheels[0].resolve(), "sdist": sdists[0].resolve()}
