@@ -41,11 +41,11 @@ class Run:
         return self.stdout + self.stderr
 
 
-def run_cli(root: Path, *args: str, limit: float = 60.0) -> Run:
-    """``mcp-handbook --root ROOT ARGS`` in its own process group, killed (group and all) past ``limit``."""
+def run_cli(root: Path, *args: str, limit: float = 60.0, cwd: Path | None = None) -> Run:
+    """``mcp-handbook --root ROOT ARGS`` in its own process group (in ``cwd``), killed (group and all) past ``limit``."""
     argv = [sys.executable, "-m", "mcp_handbook.cli", "--root", str(root), *args]
     started = time.monotonic()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=cwd)
     try:
         out, err = proc.communicate(timeout=limit)
     except subprocess.TimeoutExpired:

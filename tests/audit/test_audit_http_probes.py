@@ -108,7 +108,7 @@ def test_the_not_checked_banner_lists_every_high_rule_whatever_its_basis_and_say
     assert "security" not in (rules["TRN-019"].basis, rules["SEC-017"].basis)
     result = AuditResult(("http://127.0.0.1:1/mcp",), ServerFacts(answered=True, transport="http"), findings, (), 1.0,
                          AuditOptions(url="http://127.0.0.1:1/mcp"))
-    lines = summary_lines(result, worksheet=Path("a.md"), fmt="md", manual=0)
+    lines = summary_lines(result, outputs=[(Path("a.md"), "md")], manual=0)
     banner = [line for line in lines if line.startswith("NOT CHECKED")]
     assert banner == ["NOT CHECKED: 3 rule(s), 2 of them HIGH, every HIGH or security rule that could not be checked; "
                       "they are not known to be safe:"], lines

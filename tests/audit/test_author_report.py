@@ -75,7 +75,7 @@ def test_the_summary_opens_with_powers_and_the_authors_worst_fail_with_its_fix_a
         "TOOL-008": failed("no_title", "2 tool(s) lack a title"),
         "TRN-001": passed("only JSON-RPC"),
     }, inherited=[Inherited("ERR-007", "the official Python SDK (mcp) 2.3.0", "same", "x")], sdk="the official Python SDK (mcp) 2.3.0")
-    lines = summary_lines(result, worksheet=tmp_path / "a.md", fmt="md", manual=0, corpus=corpus)
+    lines = summary_lines(result, outputs=[(tmp_path / "a.md", "md")], manual=0, corpus=corpus)
     assert lines[0].startswith("can do (by its tools'") and "runs commands: run_command" in lines[0]
     sec002 = corpus.rule("SEC-002")
     assert lines[1] == f"fix first: SEC-002 (high) {sec002.fix} · {corpus.page_url(sec002)}"

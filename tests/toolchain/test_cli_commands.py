@@ -59,3 +59,36 @@ def test_the_usage_lists_every_command_whichever_is_asked_for() -> None:
     everything = {name for names in COMMAND_MODULES.values() for name in names} | {"check", "snippets", "build", "serve", "verify"}
     for command in ("check", "build", "audit", None):
         assert set(parser(command)._subparsers._group_actions[0].choices) == everything, command  # type: ignore[union-attr]
+
+
+def test_version_names_the_tool_and_the_doctrine_of_this_checkout(project_root) -> None:
+    import yaml
+
+    from mcp_handbook import __version__
+
+    doctrine = yaml.safe_load((project_root / "content" / "handbook.yml").read_text(encoding="utf-8"))["version"]
+    done = subprocess.run([sys.executable, "-m", "mcp_handbook.cli", "--version"], cwd=project_root, capture_output=True,
+                          text=True, timeout=60, check=True)
+    assert done.stdout.strip() == f"mcp-handbook {__version__} (doctrine {doctrine}: {project_root})"
+
+
+def test_outside_a_checkout_the_installed_doctrine_is_used_and_a_checkout_wins(tmp_path, project_root, monkeypatch) -> None:
+    from mcp_handbook import cli, installed
+
+    packaged = tmp_path / "site-packages" / "mcp_handbook" / "doctrine"
+    (packaged / "content").mkdir(parents=True)
+    (packaged / "content" / "handbook.yml").write_text('version: "9.8.7"\n', encoding="utf-8")
+    (packaged / "COMMIT").write_text("abc1234\n", encoding="utf-8")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.chdir(empty)
+    with pytest.raises(cli.UsageError, match="carries no doctrine of its own"):
+        cli.doctrine_root(argparse.Namespace(root=None))
+    monkeypatch.setattr(installed, "PACKAGED_DOCTRINE", packaged)
+    assert cli.doctrine_root(argparse.Namespace(root=None)) == packaged
+    assert "(doctrine 9.8.7: installed with the tool)" in cli.version_text(None)
+    from mcp_handbook.export.worksheet import git_commit
+
+    assert git_commit(packaged) == "abc1234"
+    monkeypatch.chdir(project_root / "content")
+    assert cli.doctrine_root(argparse.Namespace(root=None)) == project_root

@@ -7,7 +7,19 @@ from pathlib import Path
 
 from .model import Corpus, Diagnostic, Gate, Location, Rule, Snippet
 
-__version__ = "0.1.0"
+
+
+def _installed_version() -> str:
+    """The installed package's version, which setup.py takes from the doctrine's (one version, in handbook.yml)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mcp-handbook")
+    except PackageNotFoundError:  # run from a checkout that was never installed (PYTHONPATH=tools)
+        return "0+unknown"
+
+
+__version__ = _installed_version()
 
 
 def load_corpus(root: Path | str = ".", *, content_dir: str = "content", proving: bool = False) -> Corpus:

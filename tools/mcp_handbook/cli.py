@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from . import load_corpus
 from . import snippets as snippet_files
+from .installed import is_packaged, packaged_root
 from .model import Corpus
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -26,6 +27,51 @@ def find_root(start: Path) -> Path:
         if (folder / "mkdocs.yml").is_file() and (folder / "content").is_dir():
             return folder
     raise UsageError(f"no handbook here: no mkdocs.yml with a content/ folder in {start} or above (use --root)")
+
+
+def doctrine_root(args: argparse.Namespace) -> Path:
+    """The handbook whose rules ``audit``, ``export`` and ``report`` use: ``--root``, else the checkout around the
+    current folder (a checkout wins: it may hold a newer doctrine), else the one installed with the tool."""
+    if args.root:
+        return Path(args.root).resolve()
+    try:
+        return find_root(Path.cwd().resolve())
+    except UsageError as exc:
+        installed = packaged_root()
+        if installed is None:
+            raise UsageError(f"{exc}; this copy of the tool carries no doctrine of its own (a wheel does): name the "
+                             "handbook folder before the command, `mcp-handbook --root DIR COMMAND ...`") from None
+        return installed
+
+
+def version_text(root: str | None) -> str:
+    """``mcp-handbook X (doctrine Y: where)``: the tool's version and the doctrine's it would use here."""
+    import yaml
+
+    from . import __version__
+
+    try:
+        where = doctrine_root(argparse.Namespace(root=root))
+    except UsageError:
+        return f"mcp-handbook {__version__} (no doctrine: not in a handbook checkout, and none installed with the tool)"
+    try:
+        data = yaml.safe_load((where / "content" / "handbook.yml").read_text(encoding="utf-8")) or {}
+        doctrine = str(data.get("version") or "unknown")
+    except (OSError, yaml.YAMLError, AttributeError):
+        doctrine = "unreadable"
+    source = "installed with the tool" if is_packaged(where) else str(where)
+    return f"mcp-handbook {__version__} (doctrine {doctrine}: {source})"
+
+
+class VersionAction(argparse.Action):
+    """``--version``: printed when met, like argparse's own, but the doctrine's version is read only then."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option: str | None = None) -> None:
+        print(version_text(getattr(namespace, "root", None)))
+        parser.exit()
 
 
 def _root(args: argparse.Namespace) -> Path:
@@ -154,7 +200,9 @@ def requested_command(argv: list[str]) -> str | None:
 def parser(command: str | None = None) -> argparse.ArgumentParser:
     """The CLI's parser; given ``command``, only the module that adds it is imported (all when unknown)."""
     ap = argparse.ArgumentParser(prog="mcp-handbook", description="Check, prove, publish and export the MCP Server Authoring Handbook.")
-    ap.add_argument("--root", help="the handbook folder (default: found from the current directory)")
+    ap.add_argument("--root", help="the handbook folder (default: found from the current directory; audit, export and "
+                    "report then fall back to the doctrine installed with the tool)")
+    ap.add_argument("--version", action=VersionAction, help="print the tool's version and the doctrine's, and exit")
     sub = ap.add_subparsers(dest="command", required=True)
 
     def add(name: str, fn: Callable[[argparse.Namespace], int], help_text: str) -> argparse.ArgumentParser:

@@ -39,30 +39,57 @@ def _positive(text: str) -> float:
 
 
 def _corpus(args: argparse.Namespace) -> Corpus:
-    from ..cli import find_root
+    from ..cli import doctrine_root
 
-    root = Path(args.root).resolve() if args.root else find_root(Path.cwd().resolve())
-    corpus = load_corpus(root, proving=True)
+    corpus = load_corpus(doctrine_root(args), proving=True)
     if corpus.diagnostics:  # as for export: a draft rule elsewhere should not block an audit
         print(f"mcp-handbook: warning: the content has {len(corpus.diagnostics)} problem(s) (run `mcp-handbook check`); "
               "a rule that could not be read is not audited", file=sys.stderr)
     return corpus
 
 
-def _output(args: argparse.Namespace) -> tuple[Path, str]:
-    """Checked before the audit runs, so a long audit never ends in "cannot write"."""
+def _outputs(args: argparse.Namespace) -> list[tuple[Path, str]]:
+    """Every ``-o`` file with its format, checked before the audit runs, so a long audit never ends in "cannot write"."""
     from ..cli import UsageError
 
-    out = Path(args.output)
+    if args.format and len(args.output) > 1:
+        raise UsageError("--format names the format of one -o file; with several, each takes its format from its suffix")
+    return [_output(Path(name), args.format) for name in args.output]
+
+
+def _output(out: Path, fmt: str | None) -> tuple[Path, str]:
+    from ..cli import UsageError
+
     if out.is_dir():
         raise UsageError(f"{out}: is a folder; -o names the worksheet file to write")
-    fmt = args.format or out.suffix.lstrip(".").lower()
+    fmt = fmt or out.suffix.lstrip(".").lower()
     if fmt not in formats():
         raise UsageError(f"{out}: cannot tell the format from the suffix; pass --format {'|'.join(formats())}")
     folder = next((p for p in (out.absolute().parent, *out.absolute().parents) if p.exists()), None)
     if folder is None or not os.access(folder, os.W_OK):
         raise UsageError(f"{out}: cannot write here ({folder} is not writable)")
     return out, fmt
+
+
+SAFE_LOCATION = re.compile(r"^[A-Za-z0-9._@+-][A-Za-z0-9._@+/ -]*$")
+"""A path a SARIF location can name: relative, forward slashes, no scheme, no query, nothing a URI would escape."""
+
+
+def _location(args: argparse.Namespace) -> str | None:
+    """``--location``: the file SARIF results point at, relative to the repository root (the current folder)."""
+    from ..cli import UsageError
+
+    if args.location is None:
+        return None
+    text = args.location.replace("\\", "/").removeprefix("./")
+    parts = text.split("/")
+    if not SAFE_LOCATION.match(text) or ".." in parts or "" in parts:
+        raise UsageError(f"--location {args.location}: give a path relative to the repository root, such as "
+                         "pyproject.toml or src/server/main.py (forward slashes, no '..')")
+    if not Path(text).is_file():
+        raise UsageError(f"--location {args.location}: no such file in {Path.cwd()} (run the audit from the repository "
+                         "root; the path is relative to it)")
+    return text
 
 
 def _options(args: argparse.Namespace, corpus: Corpus) -> AuditOptions:
@@ -145,7 +172,8 @@ def _audit(args: argparse.Namespace) -> int:
     from ..cli import UsageError
 
     corpus = _corpus(args)
-    out, fmt = _output(args)
+    outputs = _outputs(args)
+    location = _location(args)
     options = _options(args, corpus)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     main_thread = threading.current_thread() is threading.main_thread()
@@ -164,12 +192,13 @@ def _audit(args: argparse.Namespace) -> int:
     finally:
         if main_thread:
             signal.signal(signal.SIGTERM, previous)
-    try:
-        write_audit_worksheet(corpus, result, fmt=fmt, path=out)
-    except OSError as exc:
-        raise UsageError(f"{out}: cannot write the worksheet: {exc.strerror or exc}") from None
+    for out, fmt in outputs:
+        try:
+            write_audit_worksheet(corpus, result, fmt=fmt, path=out, location=location)
+        except OSError as exc:
+            raise UsageError(f"{out}: cannot write the worksheet: {exc.strerror or exc}") from None
     manual = sum(1 for r in corpus.rules if r.check == "manual")
-    for line in summary_lines(result, worksheet=out, fmt=fmt, manual=manual, corpus=corpus):
+    for line in summary_lines(result, outputs=outputs, manual=manual, corpus=corpus):
         print(line)
     return result.exit_code
 
@@ -189,8 +218,12 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--era", choices=ERAS, default=DEFAULTS.era,
                    help="the protocol era the probes speak: auto (the initialize handshake when the server answers it, "
                         "else 2026-07-28), handshake, or 2026-07-28; run once per era to audit a dual-era server in both")
-    p.add_argument("--format", choices=formats(), help="worksheet format (default: from the -o suffix)")
-    p.add_argument("-o", "--output", required=True, help="the worksheet file to write")
+    p.add_argument("--format", choices=formats(), help="worksheet format (default: from the -o suffix); sarif writes the "
+                   "failures as SARIF 2.1.0 for code scanning")
+    p.add_argument("-o", "--output", required=True, action="append", metavar="FILE",
+                   help="the worksheet file to write; repeat it to write several formats from one audit (-o audit.sarif -o audit.md)")
+    p.add_argument("--location", metavar="PATH", help="for SARIF: the file each finding points at, the server's manifest or "
+                   "entry file relative to the repository root (default: the repository root)")
     p.add_argument("--timeout", type=_positive, default=DEFAULTS.timeout, metavar="S", help="seconds for the whole audit (default %(default)g)")
     p.add_argument("--probe-timeout", type=_positive, default=DEFAULTS.probe_timeout, metavar="S", help="seconds one probe may take (default %(default)g)")
     p.add_argument("--wait", type=_positive, default=DEFAULTS.wait, metavar="S", help="seconds to wait for one answer (default %(default)g)")

@@ -33,8 +33,8 @@ CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
 def formats() -> tuple[str, ...]:
-    """Whatever the export module can write today."""
-    return tuple(WRITERS)
+    """Whatever the export module can write today, and SARIF (findings for code scanning, :mod:`.sarif`)."""
+    return (*WRITERS, "sarif")
 
 
 def clean(text: str) -> str:
@@ -149,9 +149,15 @@ def preface(corpus: Corpus, result: AuditResult) -> list[str]:
     return lines
 
 
-def write_audit_worksheet(corpus: Corpus, result: AuditResult, *, fmt: str, path: Path) -> None:
+def write_audit_worksheet(corpus: Corpus, result: AuditResult, *, fmt: str, path: Path, location: str | None = None) -> None:
     """Atomic, like every export: an audit that fails to write leaves no half-written file. The Markdown worksheet
-    opens with the :func:`preface`, above the table ``report`` reads."""
+    opens with the :func:`preface`, above the table ``report`` reads. ``location`` is where a SARIF result points
+    (``--location``); the worksheet formats do not use it."""
+    if fmt == "sarif":
+        from .sarif import to_sarif
+
+        atomic_write(path, to_sarif(corpus, result, location=location))
+        return
     rows, stamp = audit_rows(corpus, result, fmt), audit_stamp(corpus, result)
     if fmt != "md":
         write_worksheet(rows, stamp, fmt=fmt, path=path)

@@ -113,7 +113,7 @@ def inherited_lines(result: AuditResult, corpus: Corpus | None = None) -> list[s
     return lines
 
 
-def summary_lines(result: AuditResult, *, worksheet: Path, fmt: str, manual: int, corpus: Corpus | None = None) -> list[str]:
+def summary_lines(result: AuditResult, *, outputs: list[tuple[Path, str]], manual: int, corpus: Corpus | None = None) -> list[str]:
     counts = result.counts()
     checked = len(result.findings)
     lines = [
@@ -153,7 +153,11 @@ def summary_lines(result: AuditResult, *, worksheet: Path, fmt: str, manual: int
             lines.append(f"  … and {len(result.killed) - 5} more")
     if not result.facts.answered and "exited" in result.facts.problem:
         lines.append("  (the server runs in an empty temporary directory: give file paths in its command as absolute paths)")
-    lines.append(f"{worksheet}: wrote the worksheet ({fmt}; {checked} checked, {manual} manual item(s) left for the reviewer)")
+    for worksheet, fmt in outputs:
+        if fmt == "sarif":
+            lines.append(f"{worksheet}: wrote the findings as SARIF ({len(result.failures())} result(s) for code scanning)")
+        else:
+            lines.append(f"{worksheet}: wrote the worksheet ({fmt}; {checked} checked, {manual} manual item(s) left for the reviewer)")
     gate = result.options.gate
     gating = len(result.gating())
     other = sum(1 for f in result.failures() if f.rule.severity == "high") - gating

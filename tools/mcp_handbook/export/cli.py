@@ -23,10 +23,9 @@ REVIEW_OPTIONS = {
 
 
 def _corpus(args: argparse.Namespace) -> Corpus:
-    from ..cli import find_root
+    from ..cli import doctrine_root
 
-    root = Path(args.root).resolve() if args.root else find_root(Path.cwd().resolve())
-    corpus = load_corpus(root)
+    corpus = load_corpus(doctrine_root(args))
     if corpus.diagnostics:
         # a draft rule elsewhere should not block a reviewer's export; the site build is the strict gate
         print(f"mcp-handbook: warning: the content has {len(corpus.diagnostics)} problem(s) (run `mcp-handbook check`); "

@@ -79,7 +79,12 @@ def _git_out(root: Path, *args: str) -> str | None:
 
 
 def git_commit(root: Path, *, content_dir: str = "content") -> str:
-    """``HEAD``'s commit, with ``-dirty`` when the content has uncommitted changes, or ``unknown`` outside git."""
+    """``HEAD``'s commit, with ``-dirty`` when the content has uncommitted changes, or ``unknown`` outside git; for
+    the doctrine installed with the tool, the commit it was built from."""
+    from ..installed import is_packaged, packaged_commit
+
+    if is_packaged(root):
+        return packaged_commit()
     head = _git_out(root, "rev-parse", "HEAD")
     if not head:
         return "unknown"

@@ -15,10 +15,10 @@ EXIT_HIGH_FAIL, EXIT_BAD_INPUT = 1, 2
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cli import UsageError, find_root
+    from ..cli import UsageError, doctrine_root
 
     try:
-        root = Path(args.root).resolve() if args.root else find_root(Path.cwd().resolve())
+        root = doctrine_root(args)
         if not (root / "content" / "handbook.yml").is_file():
             raise UsageError(f"no handbook at {root}: no content/handbook.yml to judge the worksheet against")
     except UsageError as exc:  # caught here: under `python -m`, main() knows another UsageError class
