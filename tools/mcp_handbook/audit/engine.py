@@ -13,6 +13,7 @@ N/A, not checked, with that cause, never a FAIL each.
 
 from __future__ import annotations
 
+import copy
 import os
 import secrets
 import shutil
@@ -22,6 +23,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from .. import procs
 from ..model import Corpus, Rule
@@ -32,6 +34,7 @@ from .contain import Contained
 from .guard import ToolCallGuard
 from .plan import DOES_NOT_APPLY, NOT_CHECKED, AuditOptions, AuditResult, RuleFinding
 from .preflight import ServerFacts, handshake
+from .share import SharedServers, shared_target
 from .target import AuditTarget, audit_env
 
 
@@ -156,14 +159,17 @@ def _probe_wait(facts: ServerFacts, options: AuditOptions, jobs: int) -> float:
     return max(options.wait, 3 * facts.startup * crowding)
 
 
-def _schedule(queue: deque[Contained], *, jobs: int, deadline: float, budget: float) -> tuple[dict[str, Contained], str]:
-    """Run the probes, ``jobs`` at a time; stop any that overrun its own limit or the audit's. Once a finished probe's
-    server showed a :func:`_defect`, start no more (the rest would meet it too): return it with the runs."""
+def _schedule(queue: deque[Contained], *, jobs: int, deadline: float, budget: float,
+              lane: SharedLane | None = None) -> tuple[dict[str, Contained], str]:
+    """Run the probes, ``jobs`` at a time; stop any that overrun its own limit or the audit's. The ``lane``'s readers
+    take one of the ``jobs`` slots, one after another on the shared server; one that asks for more than reading is
+    put at the head of the queue to run on a server of its own. Once a finished probe's server showed a
+    :func:`_defect`, start no more (the rest would meet it too): return it with the runs."""
     running: list[Contained] = []
     finished: dict[str, Contained] = {}
     halted = ""
     try:
-        while (queue and not halted) or running:
+        while ((queue or (lane and lane.waiting)) and not halted) or running:
             now = time.monotonic()
             for run in list(running):
                 if now >= deadline and not run.done:
@@ -172,10 +178,19 @@ def _schedule(queue: deque[Contained], *, jobs: int, deadline: float, budget: fl
                     run.stop(f"the probe did not finish within {run.limit:.1f} s")
                 if run.done or run.killed:
                     running.remove(run)
-                    finished[run.name] = run
                     halted = halted or _defect(run.target)
-            while queue and len(running) < jobs and now < deadline and not halted:
-                run = queue.popleft()
+                    if lane is not None and run is lane.running:
+                        lane.ended(run)
+                    if run.unshared and lane is not None:
+                        queue.appendleft(lane.solo(run.name))
+                    else:
+                        finished[run.name] = run
+            while len(running) < jobs and now < deadline and not halted:
+                run = lane.next() if lane is not None and lane.running is None and lane.waiting else None
+                if run is None and queue:
+                    run = queue.popleft()
+                if run is None:
+                    break
                 run.start()
                 running.append(run)
             if now >= deadline:
@@ -185,8 +200,41 @@ def _schedule(queue: deque[Contained], *, jobs: int, deadline: float, budget: fl
         for run in running:  # interrupted (Ctrl-C) or out of time: nothing may outlive the audit
             if not run.done:
                 run.stop("the audit stopped before the probe finished")
-            finished[run.name] = run
+            if not run.unshared:
+                finished[run.name] = run
+        if lane is not None:
+            lane.pool.close()
     return finished, halted
+
+
+@dataclass(slots=True)
+class SharedLane:
+    """The probes registered ``shares_session``, waiting to run one at a time on the shared server
+    (:mod:`.share`), and how to give one a server of its own when it asks for more than reading."""
+
+    pool: SharedServers
+    waiting: deque[str]
+    probes: Mapping[str, Probe]
+    modern: Mapping[str, bool]
+    wait: float
+    limit: float
+    listing: Callable[[str], list[dict[str, Any]] | None]
+    """The preflight's tool listing for a probe (a copy), or None when it met the server in another era."""
+    solo: Callable[[str], Contained]
+    running: Contained | None = None
+
+    def next(self) -> Contained:
+        name = self.waiting.popleft()
+        target = shared_target(self.pool, name, wait=self.wait, modern=self.modern[name])
+        target.listing = self.listing(name)
+        self.running = Contained(name, self.probes[name].run, target, limit=self.limit)
+        return self.running
+
+    def ended(self, run: Contained) -> None:
+        """A reader is done: the shared server must be as it found it, or it is retired."""
+        self.running = None
+        if not run.killed:
+            self.pool.check_workspace()
 
 
 def _defect(target: AuditTarget) -> str:
@@ -259,15 +307,17 @@ def run_audit(
             if not facts.answered or facts.defect:  # every probe would meet the same wall again: report it once
                 runnable = {}
             jobs = _jobs(options)
-            queue, verdicts = _queue(runnable, probes, targets, facts, options, jobs=jobs)
-            runs, halted = _schedule(queue, jobs=jobs, deadline=deadline, budget=options.timeout)
+            queue, lane, verdicts = _queue(runnable, probes, targets, facts, options, jobs=jobs)
+            if lane.waiting:
+                lane.pool.start_ahead()  # its start-up overlaps the first probes' own
+            runs, halted = _schedule(queue, jobs=jobs, deadline=deadline, budget=options.timeout, lane=lane)
         except BaseException:  # Ctrl-C, SIGTERM: the servers run in their own sessions and would live on
             targets.kill_all()
             targets.sweep(spared)
             raise
         stopped = mask(facts.defect if facts.answered else "", pre.target) or mask(halted, pre.target)
-        for run in queue:
-            verdicts[run.name] = not_applicable(f"not checked: {stopped}" if stopped else
+        for name in [*(run.name for run in queue), *lane.waiting]:
+            verdicts[name] = not_applicable(f"not checked: {stopped}" if stopped else
                                                 f"not run: the audit's {options.timeout:g} s time budget ran out first")
         if not facts.answered:
             verdicts = {name: _from_preflight(name, facts) for name in plan}
@@ -352,12 +402,29 @@ def _modern(rules: list[Rule], probe: Probe, facts: ServerFacts) -> bool:
 def _queue(
     plan: Mapping[str, list[Rule]], probes: Mapping[str, Probe], targets: _Targets, facts: ServerFacts,
     options: AuditOptions, *, jobs: int,
-) -> tuple[deque[Contained], dict[str, Finding]]:
-    """One contained run per probe, each with its own target; a probe this toolchain lacks is N/A at once."""
+) -> tuple[deque[Contained], SharedLane, dict[str, Finding]]:
+    """One contained run per probe, each with its own target, except the readers (``shares_session``), which wait in
+    the shared lane; a probe this toolchain lacks is N/A at once. Every target starts with the preflight's tool
+    listing (the same ``tools/list`` on a fresh server, in the same era), so a probe that needs only the listing
+    starts no server."""
     guard = ToolCallGuard.for_tools(facts.tools, allow=options.allow_tool_calls, listed=facts.tools_listed,
                                     calls=options.tool_calls)
     wait = _probe_wait(facts, options, jobs)
     limit = max(options.probe_timeout, 4 * wait)
+    modern = {name: _modern(plan[name], probes[name], facts) for name in plan if name in probes}
+
+    def listing(name: str) -> list[dict[str, Any]] | None:
+        same_era = modern[name] == (facts.era == MODERN_REVISION)
+        return copy.deepcopy(facts.tools) if facts.tools_listed and same_era else None
+
+    def solo(name: str) -> Contained:
+        target = targets.make(name, wait=wait, guard=guard, allow=options.allow_tool_calls, modern=modern[name])
+        target.listing = listing(name)
+        return Contained(name, probes[name].run, target, limit=limit)
+
+    pool = SharedServers(lambda: targets.make("shared", wait=wait, guard=guard, allow=options.allow_tool_calls),
+                         known=dict(guard.known))
+    lane = SharedLane(pool, deque(), probes, modern, wait, limit, listing, solo)
     queue: deque[Contained] = deque()
     verdicts: dict[str, Finding] = {}
     for name in plan:
@@ -368,9 +435,11 @@ def _queue(
         if probe.calls_tools and not options.tool_calls:
             verdicts[name] = not_applicable("not checked: the probe calls tools, and the audit ran with --no-tool-calls")
             continue
-        target = targets.make(name, wait=wait, guard=guard, allow=options.allow_tool_calls, modern=_modern(plan[name], probe, facts))
-        queue.append(Contained(name, probe.run, target, limit=limit))
-    return queue, verdicts
+        if probe.shares_session and not options.url:
+            lane.waiting.append(name)
+        else:
+            queue.append(solo(name))
+    return queue, lane, verdicts
 
 
 def _with_canary(finding: Finding, name: str, sightings: list[str]) -> Finding:
