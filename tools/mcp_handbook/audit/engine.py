@@ -9,6 +9,15 @@ server left outside its group (:mod:`..procs`). A server whose stdout stops
 being readable as protocol (a flood, JSON nested too deep) is reported once,
 on TRN-001, and the probes that needed that stdout are not run or not believed:
 N/A, not checked, with that cause, never a FAIL each.
+
+Speed, without changing what a probe sees: every target starts with the
+preflight's tool listing (the same ``tools/list`` a fresh server answers), so
+a probe that needs only the listing starts no server; the probes registered
+``shares_session`` (readers) run one at a time in a lane of their own on one
+shared server (:mod:`.share`), which takes one of the ``jobs`` slots while the
+other probes run on fresh servers beside it; a reader that asks for more than
+reading is run again at the head of the queue on a server of its own. The
+shared server is started ahead, as soon as the queue is known.
 """
 
 from __future__ import annotations
