@@ -448,6 +448,9 @@ def _queue(
             lane.waiting.append(name)
         else:
             queue.append(solo(name))
+    # a probe of the server's process (signals, stdin's end, stderr at exit) waits on the process, often for the whole
+    # wait: started first, its waits overlap the others' work instead of ending the audit
+    queue = deque(sorted(queue, key=lambda run: probes[run.name].over_http))
     return queue, lane, verdicts
 
 

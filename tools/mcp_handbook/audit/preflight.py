@@ -109,7 +109,6 @@ def handshake(facts: ServerFacts, target: Target) -> Finding:
     facts.transport, facts.url = target.transport, target.url or ""
     session = target.start()
     began = time.monotonic()
-    spare = target.start() if target.transport == "stdio" else None  # server/discover's, starting alongside
     try:
         response = session.initialize(timeout=target.timeout)
     except WireTimeout as exc:
@@ -127,7 +126,7 @@ def handshake(facts: ServerFacts, target: Target) -> Finding:
         facts.eras += (f"{facts.protocol_version or '?'} (initialize)",)
     else:
         facts.problem = f"initialize was answered with an error: {compact(response.get('error'), 200)}"
-    modern = _discover(facts, target, wait=_discover_wait(facts, target), session=spare)
+    modern = _discover(facts, target, wait=_discover_wait(facts, target))
     if modern is not None:
         facts.startup = facts.startup or time.monotonic() - began
         evidence += modern.transcript(limit=2)
@@ -154,9 +153,10 @@ may ignore it, and that silence must not cost the whole wait."""
 
 
 def _discover_wait(facts: ServerFacts, target: Target) -> float:
-    """How long ``server/discover`` is waited for. Its server was started alongside the ``initialize`` one, so a
-    server that answered ``initialize`` in ``startup`` seconds has had as long to start: it gets that again on top
-    of :data:`DISCOVER_WAIT` (a slow start under load is not taken for silence), never more than the whole wait."""
+    """How long ``server/discover`` is waited for, on a server of its own started after ``initialize`` was answered:
+    a server that took ``startup`` seconds to answer that gets as long again to start, on top of
+    :data:`DISCOVER_WAIT` (a slow start under load is not taken for a handshake-only server's silence), never more
+    than the whole wait. (Started alongside the first, a hostile server's flood or huge lines came twice at once.)"""
     if not facts.legacy:
         return target.timeout
     return min(target.timeout, DISCOVER_WAIT + facts.startup)
@@ -169,10 +169,9 @@ def _note_identity(facts: ServerFacts, result: dict[str, Any]) -> None:
     facts.capabilities = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
 
 
-def _discover(facts: ServerFacts, target: Target, *, wait: float, session: WireSession | None = None) -> WireSession | None:
-    """Ask ``server/discover`` on ``session`` (a new one when not given); the session when the server answers with a
-    result, else None."""
-    session = session or target.start()
+def _discover(facts: ServerFacts, target: Target, *, wait: float) -> WireSession | None:
+    """Ask ``server/discover`` on a new session; the session when the server answers with a result, else None."""
+    session = target.start()
     try:
         response = discover(session, timeout=wait)
     except WireTimeout:
