@@ -114,7 +114,7 @@ class _Targets:
         return [f"{p.describe()}: {how[p.pid]}" for p in seen.values()]
 
     def make(self, name: str, *, wait: float, guard: ToolCallGuard, allow: frozenset[str] | None,
-             modern: bool = False) -> AuditTarget:
+             modern: bool = False, floor: float = 0.0, crowding: float = 1.0) -> AuditTarget:
         home = self.root / f"{len(self.made) + 1:03d}-{name}"
         workspace, tmp = home / "ws", home / "tmp"
         workspace.mkdir(parents=True)
@@ -125,6 +125,7 @@ class _Targets:
             argv=argv, workspace=workspace, env=env, canary=self.canary, allow_tool_calls=allow,
             timeout=wait, guard=replace(guard, blocked=[]), root=self.served_root(workspace),
             transport="http" if self.url else "stdio", url=self.url, http_headers=self.headers, modern=modern,
+            floor=floor, crowding=crowding,
         )
         self.made.append(target)
         return target
@@ -159,13 +160,19 @@ def _preflight(targets: _Targets, options: AuditOptions, deadline: float) -> tup
     return facts, run
 
 
+def _crowding(jobs: int) -> float:
+    """Servers starting per core when probes start ``jobs`` of them at once."""
+    return max(1.0, jobs / (os.cpu_count() or 1))
+
+
 def _probe_wait(facts: ServerFacts, options: AuditOptions, jobs: int) -> float:
     """How long a probe waits for one answer: short for a server that never answered; longer for a
-    slow starter, whose start-up the preflight timed alone while probes start ``jobs`` of them at once."""
+    slow starter, whose start-up the preflight timed alone while probes start ``jobs`` of them at once.
+    Once a probe's own server has answered, its wait follows that server's start-up instead
+    (:meth:`~.target.AuditTarget._answered`)."""
     if not facts.answered:
         return min(options.wait, 2.0)
-    crowding = max(1.0, jobs / (os.cpu_count() or 1))
-    return max(options.wait, 3 * facts.startup * crowding)
+    return max(options.wait, 3 * facts.startup * _crowding(jobs))
 
 
 def _schedule(queue: deque[Contained], *, jobs: int, deadline: float, budget: float,
@@ -427,7 +434,8 @@ def _queue(
         return copy.deepcopy(facts.tools) if facts.tools_listed and same_era else None
 
     def solo(name: str) -> Contained:
-        target = targets.make(name, wait=wait, guard=guard, allow=options.allow_tool_calls, modern=modern[name])
+        target = targets.make(name, wait=wait, guard=guard, allow=options.allow_tool_calls, modern=modern[name],
+                              floor=options.wait, crowding=_crowding(jobs))
         target.listing = listing(name)
         return Contained(name, probes[name].run, target, limit=limit)
 
