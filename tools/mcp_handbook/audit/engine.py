@@ -160,6 +160,11 @@ def _preflight(targets: _Targets, options: AuditOptions, deadline: float) -> tup
     return facts, run
 
 
+FIRST_ANSWER = 2.0
+"""How many probe waits a probe's server gets to answer for the first time (its start-up; see
+:meth:`~.target.AuditTarget._answered`)."""
+
+
 def _crowding(jobs: int) -> float:
     """Servers starting per core when probes start ``jobs`` of them at once."""
     return max(1.0, jobs / (os.cpu_count() or 1))
@@ -168,8 +173,8 @@ def _crowding(jobs: int) -> float:
 def _probe_wait(facts: ServerFacts, options: AuditOptions, jobs: int) -> float:
     """How long a probe waits for one answer: short for a server that never answered; longer for a
     slow starter, whose start-up the preflight timed alone while probes start ``jobs`` of them at once.
-    Once a probe's own server has answered, its wait follows that server's start-up instead
-    (:meth:`~.target.AuditTarget._answered`)."""
+    A probe's server gets :data:`FIRST_ANSWER` times this for its first answer, and this or more, as its own
+    start-up calls for, after it (:meth:`~.target.AuditTarget._answered`)."""
     if not facts.answered:
         return min(options.wait, 2.0)
     return max(options.wait, 3 * facts.startup * _crowding(jobs))
@@ -434,13 +439,13 @@ def _queue(
         return copy.deepcopy(facts.tools) if facts.tools_listed and same_era else None
 
     def solo(name: str) -> Contained:
-        target = targets.make(name, wait=wait, guard=guard, allow=options.allow_tool_calls, modern=modern[name],
-                              floor=options.wait, crowding=_crowding(jobs))
+        target = targets.make(name, wait=FIRST_ANSWER * wait, guard=guard, allow=options.allow_tool_calls,
+                              modern=modern[name], floor=wait, crowding=_crowding(jobs))
         target.listing = listing(name)
         return Contained(name, probes[name].run, target, limit=limit)
 
     pool = SharedServers(lambda: targets.make("shared", wait=wait, guard=guard, allow=options.allow_tool_calls),
-                         known=dict(guard.known))
+                         known=dict(guard.known), first_answer=FIRST_ANSWER)
     lane = SharedLane(pool, deque(), probes, modern, wait, limit, listing, solo)
     queue: deque[Contained] = deque()
     verdicts: dict[str, Finding] = {}

@@ -95,6 +95,8 @@ class _Live:
     """The answer to the shared ``initialize`` (the handshake era), once it came."""
     opened_at: float = 0.0
     """Seconds after the session's start when the opening exchange was over: what came before is every view's."""
+    answered: bool = False
+    """It has answered once (its start-up is over): a first answer gets :attr:`SharedServers.first_answer` waits."""
 
 
 @dataclass(slots=True)
@@ -113,6 +115,8 @@ class SharedServers:
     next_id: int = 1
     used: set[Any] = field(default_factory=set)
     """Every request id sent on the shared servers: an id is never sent twice, so no answer is taken for another's."""
+    first_answer: float = 1.0
+    """How many waits a shared server gets to answer for the first time (the engine's ``FIRST_ANSWER``)."""
     retired: list[str] = field(default_factory=list)
     """Why each shared server was retired, for the benchmark and the curious."""
 
@@ -158,14 +162,14 @@ class SharedServers:
             return live
         if live.opening is None:
             try:
-                response = live.session.wait_for_id(1, timeout=timeout)
+                response = live.session.wait_for_id(1, timeout=timeout * self.first_answer)
             except WireTimeout:
                 self.retire("it did not answer initialize")
                 raise
             with self.lock:
                 if live.opening is None:
                     live.session.notify("notifications/initialized")
-                    live.opening = response
+                    live.opening, live.answered = response, True
                     live.opened_at = time.monotonic() - live.session.started
         self._note_baseline()
         return live
@@ -309,8 +313,11 @@ class SessionView(JsonRpcClient):
         self._alive()
         if rid not in self.ids or self.live is None:
             raise NotShared(f"the probe waits for id {rid!r}, which it did not send")
+        first = not self.live.answered
         try:
-            answer = self.live.session.wait_for_id(rid, timeout=timeout, garbage_grace=garbage_grace)
+            answer = self.live.session.wait_for_id(rid, timeout=timeout * (self.pool.first_answer if first else 1.0),
+                                                   garbage_grace=garbage_grace)
+            self.live.answered = True
         except WireTimeout:
             self.spoiled = f"request {rid} went unanswered"
             raise

@@ -73,7 +73,8 @@ class AuditTarget(Target):
 
     guard: ToolCallGuard = field(default_factory=lambda: ToolCallGuard(allow=None))
     floor: float = 0.0
-    """The shortest wait (``--wait``); 0: the wait is never shortened (:meth:`_answered`)."""
+    """The wait for an answer once a server of this target has answered (the audit's probe wait); ``timeout``
+    starts longer, for a first answer; 0: ``timeout`` stays as it is (:meth:`_answered`)."""
     crowding: float = 1.0
     """How many servers start per core at once during the audit (the wait is scaled by it as by start-up)."""
     closed: bool = False
@@ -98,9 +99,10 @@ class AuditTarget(Target):
 
     def _answered(self, seconds: float) -> None:
         """A server of this probe answered for the first time, ``seconds`` after it started: its start-up, measured
-        now, under the load of now. The wait was sized from the preflight's one start-up (and a load spike then
-        made every wait of the audit long); it is brought down to what this start-up calls for (three times it,
-        crowded, at least ``floor``), never raised, so a server that starts slowly is still waited for as long."""
+        now, under the load of now. The first answer was given a longer wait than the rest (the preflight timed one
+        start-up, alone; probes start several at once, while the machine may be busier than it was then: a start
+        that ran out that wait read as a FAIL of whatever rule the probe checks). Later answers get ``floor``, or
+        three times this start-up, crowded, when that is longer; never more than the first answer got."""
         with self.lock:
             self.timeout = min(self.timeout, max(self.floor, 3 * seconds * self.crowding))
 
