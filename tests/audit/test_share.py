@@ -84,3 +84,22 @@ def test_a_reader_that_leaves_a_file_behind_retires_the_shared_server(tmp_path: 
     seen = _summaries(result)
     assert _pid(seen["TST-001"]) != _pid(seen["TST-002"]), seen
     assert "left-behind.txt" not in seen["TST-002"], seen  # a fresh workspace, as a server of its own would have
+
+
+
+def test_a_reader_sees_only_its_own_part_of_the_shared_session(tmp_path: Path) -> None:
+    views = []
+
+    def keeps_its_view(session, target: Target) -> None:
+        views.append(session)
+
+    def echoes(session, target: Target) -> None:  # after the first reader's turn
+        session.request("tools/call", {"name": "echo", "arguments": {"path": "hb-later-turn"}}, timeout=target.timeout)
+
+    probes = {"first": reader("first", keeps_its_view), "echoes": reader("echoes", echoes)}
+    result = run_audit(fake_corpus(tmp_path, {"TST-001": "first", "TST-002": "echoes"}), hostile("tiny"),
+                       options=FAST, probes=probes)
+    seen = _summaries(result)
+    assert _pid(seen["TST-001"]) == _pid(seen["TST-002"]), seen
+    rows = [m.line.text for m in views[0].stdout] + views[0].transcript() + [ln.text for ln in views[0]._sent]
+    assert any("tools/list" in r for r in rows) and not any("hb-later-turn" in r for r in rows), rows

@@ -252,6 +252,8 @@ class SessionView(JsonRpcClient):
         self.since = 0.0
         """Seconds after the shared session's start when this view began: rows before it (after the opening) are
         other probes'."""
+        self.until = float("inf")
+        """Seconds after the shared session's start when this view was closed: rows from then on are other probes'."""
         self.ids: set[int] = set()
         self.pending: set[int] = set()
         self.request_meta: dict[str, Any] | None = None
@@ -361,7 +363,9 @@ class SessionView(JsonRpcClient):
             return [ln for ln in self.live.session._sent if self._mine(ln)]
 
     def transcript(self, *, limit: int = 60) -> list[str]:
-        return self.live.session.transcript(limit=limit, skip=self._skip()) if self.live else []
+        if self.live is None:
+            return []
+        return self.live.session.transcript(limit=limit, skip=self._skip(), until=self.until)
 
     # -- ending ------------------------------------------------------------------
     def close(self, *, grace: float = 2.0) -> int | None:
@@ -381,6 +385,8 @@ class SessionView(JsonRpcClient):
                     break
         if self.live is not None and not self.spoiled:
             self.live.session.settle(min(grace, 1.0))  # its last stderr lines are this probe's, not the next one's
+        if self.live is not None:
+            self.until = time.monotonic() - self.live.session.started
         if self.spoiled or (self.live is not None and self.live.session.proc.poll() is not None):
             self.pool.retire(self.spoiled or "the shared server exited")
         return None
@@ -389,6 +395,7 @@ class SessionView(JsonRpcClient):
         """The probe was stopped: the shared server goes with it."""
         self.ended = True
         if self.live is not None:
+            self.until = min(self.until, time.monotonic() - self.live.session.started)
             self.pool.retire("a probe on it was stopped")
 
     def __getattr__(self, name: str) -> Any:
@@ -413,8 +420,9 @@ class SessionView(JsonRpcClient):
         return (self.live.opened_at, self.since)
 
     def _mine(self, line: Line) -> bool:
+        """A row of this view: the opening exchange, or seen while the view was open."""
         start, end = self._skip()
-        return not start <= line.at < end
+        return not start <= line.at < end and line.at < self.until
 
 
 def _modern_request(message: dict[str, Any], meta: dict[str, Any] | None) -> bool:
