@@ -571,17 +571,22 @@ class WireSession(JsonRpcClient):
             time.sleep(quiet)
         return False
 
-    def transcript(self, *, limit: int = 60) -> list[str]:
+    def transcript(self, *, limit: int = 60, skip: tuple[float, float] | None = None,
+                   until: float = float("inf")) -> list[str]:
         """The last lines sent and received as ``>>>``/``<<<`` rows in time order, then the last stderr lines as
         ``err`` rows. stderr is a separate pipe whose lines race the protocol's, so it is not interleaved: the
         same exchange gives the same transcript every time. Its pipes are read to their end first (once the process
-        has exited) or until they settle (while it runs)."""
+        has exited) or until they settle (while it runs). ``skip``: leave out the lines seen from ``skip[0]`` up to
+        ``skip[1]`` seconds after the start, and ``until``: from then on (other probes' part of a shared session,
+        :mod:`.audit.share`)."""
         if self.proc.poll() is not None:
             self.wait_eof(1.0)
         else:
             self.settle(1.0)
+        gap = skip or (0.0, 0.0)
+        keep = lambda ln: not gap[0] <= ln.at < gap[1] and ln.at < until  # noqa: E731
         with self._lock:
-            protocol = sorted([*self._sent, *self._out.lines], key=lambda ln: ln.at)[-limit:]
-            err = list(self._err.lines)[-max(limit // 3, 1):]
+            protocol = sorted([ln for ln in [*self._sent, *self._out.lines] if keep(ln)], key=lambda ln: ln.at)[-limit:]
+            err = [ln for ln in self._err.lines if keep(ln)][-max(limit // 3, 1):]
         marks = {"stdin": ">>>", "stdout": "<<<", "stderr": "err"}
         return [f"{marks[ln.stream]} {ln.text[:300]}{' …' if len(ln.text) > 300 else ''}" for ln in [*protocol, *err]]

@@ -18,6 +18,7 @@ from ..probes.registry import ProbeFn
 from ..probes.support import Finding, failed, not_applicable
 from ..wire import WireTimeout
 from .guard import BlockedToolCall
+from .share import NotShared
 from .target import AuditTarget
 
 
@@ -67,6 +68,8 @@ class Contained:
     """Why the auditor stopped the probe before it returned, when it did."""
     killed: bool = False
     """The auditor killed the probe's servers; the scheduler no longer waits for its thread."""
+    unshared: str = ""
+    """Why the probe, run on the shared session (:mod:`.share`), asked to be run on a server of its own; "" when not."""
     finished: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -75,7 +78,10 @@ class Contained:
         threading.Thread(target=self._body, name=f"audit-probe-{self.name}", daemon=True).start()
 
     def _body(self) -> None:
-        finding = verdict(self.run, self.target)
+        try:
+            finding: Finding | None = verdict(self.run, self.target)
+        except NotShared as exc:  # a probe on the shared session needs a server of its own: the engine runs it again
+            finding, self.unshared = None, str(exc) or "it asked for more than reading"
         with self.lock:
             if not self.stopped:
                 self.result = finding

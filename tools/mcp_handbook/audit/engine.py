@@ -9,6 +9,15 @@ server left outside its group (:mod:`..procs`). A server whose stdout stops
 being readable as protocol (a flood, JSON nested too deep) is reported once,
 on TRN-001, and the probes that needed that stdout are not run or not believed:
 N/A, not checked, with that cause, never a FAIL each.
+
+Speed, without changing what a probe sees: every target starts with the
+preflight's tool listing (the same ``tools/list`` a fresh server answers), so
+a probe that needs only the listing starts no server; the probes registered
+``shares_session`` (readers) run one at a time in a lane of their own on one
+shared server (:mod:`.share`), which takes one of the ``jobs`` slots while the
+other probes run on fresh servers beside it; a reader that asks for more than
+reading is run again at the head of the queue on a server of its own. The
+shared server is started ahead, as soon as the queue is known.
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ from .contain import Contained
 from .guard import ToolCallGuard
 from .plan import DOES_NOT_APPLY, NOT_CHECKED, AuditOptions, AuditResult, RuleFinding
 from .preflight import ServerFacts, handshake
+from .share import SharedServers, shared_target
 from .target import AuditTarget, audit_env
 
 
@@ -117,7 +127,7 @@ class _Targets:
         return [f"{p.describe()}: {how[p.pid]}" for p in seen.values()]
 
     def make(self, name: str, *, wait: float, guard: ToolCallGuard, allow: frozenset[str] | None,
-             modern: bool = False) -> AuditTarget:
+             modern: bool = False, floor: float = 0.0, crowding: float = 1.0) -> AuditTarget:
         home = self.root / f"{len(self.made) + 1:03d}-{name}"
         workspace, tmp = home / "ws", home / "tmp"
         workspace.mkdir(parents=True)
@@ -130,6 +140,7 @@ class _Targets:
             argv=argv, workspace=workspace, env=env, canary=self.canary, allow_tool_calls=allow,
             timeout=wait, guard=replace(guard, blocked=[]), root=self.served_root(workspace),
             transport="http" if self.url else "stdio", url=self.url, http_headers=self.headers, modern=modern,
+            floor=floor, crowding=crowding,
         )
         if self.listing is not None and self.listing[0] == modern:
             target.listing = copy.deepcopy(self.listing[1])  # a probe may change what it was given; the next one not
@@ -179,23 +190,37 @@ def _preflight(targets: _Targets, options: AuditOptions, deadline: float) -> tup
     return facts, run
 
 
+FIRST_ANSWER = 2.0
+"""How many probe waits a probe's server gets to answer for the first time (its start-up; see
+:meth:`~.target.AuditTarget._answered`)."""
+
+
+def _crowding(jobs: int) -> float:
+    """Servers starting per core when probes start ``jobs`` of them at once."""
+    return max(1.0, jobs / (os.cpu_count() or 1))
+
+
 def _probe_wait(facts: ServerFacts, options: AuditOptions, jobs: int) -> float:
     """How long a probe waits for one answer: short for a server that never answered; longer for a
-    slow starter, whose start-up the preflight timed alone while probes start ``jobs`` of them at once."""
+    slow starter, whose start-up the preflight timed alone while probes start ``jobs`` of them at once.
+    A probe's server gets :data:`FIRST_ANSWER` times this for its first answer, and this or more, as its own
+    start-up calls for, after it (:meth:`~.target.AuditTarget._answered`)."""
     if not facts.answered:
         return min(options.wait, 2.0)
-    crowding = max(1.0, jobs / (os.cpu_count() or 1))
-    return max(options.wait, 3 * facts.startup * crowding)
+    return max(options.wait, 3 * facts.startup * _crowding(jobs))
 
 
-def _schedule(queue: deque[Contained], *, jobs: int, deadline: float, budget: float) -> tuple[dict[str, Contained], str]:
-    """Run the probes, ``jobs`` at a time; stop any that overrun its own limit or the audit's. Once a finished probe's
-    server showed a :func:`_defect`, start no more (the rest would meet it too): return it with the runs."""
+def _schedule(queue: deque[Contained], *, jobs: int, deadline: float, budget: float,
+              lane: SharedLane | None = None) -> tuple[dict[str, Contained], str]:
+    """Run the probes, ``jobs`` at a time; stop any that overrun its own limit or the audit's. The ``lane``'s readers
+    take one of the ``jobs`` slots, one after another on the shared server; one that asks for more than reading is
+    put at the head of the queue to run on a server of its own. Once a finished probe's server showed a
+    :func:`_defect`, start no more (the rest would meet it too): return it with the runs."""
     running: list[Contained] = []
     finished: dict[str, Contained] = {}
     halted = ""
     try:
-        while (queue and not halted) or running:
+        while ((queue or (lane and lane.waiting)) and not halted) or running:
             now = time.monotonic()
             for run in list(running):
                 if now >= deadline and not run.done:
@@ -204,10 +229,19 @@ def _schedule(queue: deque[Contained], *, jobs: int, deadline: float, budget: fl
                     run.stop(f"the probe did not finish within {run.limit:.1f} s")
                 if run.done or run.killed:
                     running.remove(run)
-                    finished[run.name] = run
                     halted = halted or _defect(run.target)
-            while queue and len(running) < jobs and now < deadline and not halted:
-                run = queue.popleft()
+                    if lane is not None and run is lane.running:
+                        lane.ended(run)
+                    if run.unshared and lane is not None:
+                        queue.appendleft(lane.solo(run.name))
+                    else:
+                        finished[run.name] = run
+            while len(running) < jobs and now < deadline and not halted:
+                run = lane.next() if lane is not None and lane.running is None and lane.waiting else None
+                if run is None and queue:
+                    run = queue.popleft()
+                if run is None:
+                    break
                 run.start()
                 running.append(run)
             if now >= deadline:
@@ -217,8 +251,41 @@ def _schedule(queue: deque[Contained], *, jobs: int, deadline: float, budget: fl
         for run in running:  # interrupted (Ctrl-C) or out of time: nothing may outlive the audit
             if not run.done:
                 run.stop("the audit stopped before the probe finished")
-            finished[run.name] = run
+            if not run.unshared:
+                finished[run.name] = run
+        if lane is not None:
+            lane.pool.close()
     return finished, halted
+
+
+@dataclass(slots=True)
+class SharedLane:
+    """The probes registered ``shares_session``, waiting to run one at a time on the shared server
+    (:mod:`.share`), and how to give one a server of its own when it asks for more than reading."""
+
+    pool: SharedServers
+    waiting: deque[str]
+    probes: Mapping[str, Probe]
+    modern: Mapping[str, bool]
+    wait: float
+    limit: float
+    listing: Callable[[str], list[dict[str, Any]] | None]
+    """The preflight's tool listing for a probe (a copy), or None when it met the server in another era."""
+    solo: Callable[[str], Contained]
+    running: Contained | None = None
+
+    def next(self) -> Contained:
+        name = self.waiting.popleft()
+        target = shared_target(self.pool, name, wait=self.wait, modern=self.modern[name])
+        target.listing = self.listing(name)
+        self.running = Contained(name, self.probes[name].run, target, limit=self.limit)
+        return self.running
+
+    def ended(self, run: Contained) -> None:
+        """A reader is done: the shared server must be as it found it, or it is retired."""
+        self.running = None
+        if not run.killed:
+            self.pool.check_workspace()
 
 
 def _defect(target: AuditTarget) -> str:
@@ -292,15 +359,17 @@ def run_audit(
             if not facts.answered or facts.defect:  # every probe would meet the same wall again: report it once
                 runnable = {}
             jobs = _jobs(options)
-            queue, verdicts = _queue(runnable, probes, targets, facts, options, jobs=jobs)
-            runs, halted = _schedule(queue, jobs=jobs, deadline=deadline, budget=options.timeout)
+            queue, lane, verdicts = _queue(runnable, probes, targets, facts, options, jobs=jobs)
+            if lane.waiting:
+                lane.pool.start_ahead()  # its start-up overlaps the first probes' own
+            runs, halted = _schedule(queue, jobs=jobs, deadline=deadline, budget=options.timeout, lane=lane)
         except BaseException:  # Ctrl-C, SIGTERM: the servers run in their own sessions and would live on
             targets.kill_all()
             targets.sweep(spared)
             raise
         stopped = mask(facts.defect if facts.answered else "", pre.target) or mask(halted, pre.target)
-        for run in queue:
-            verdicts[run.name] = not_applicable(f"not checked: {stopped}" if stopped else
+        for name in [*(run.name for run in queue), *lane.waiting]:
+            verdicts[name] = not_applicable(f"not checked: {stopped}" if stopped else
                                                 f"not run: the audit's {options.timeout:g} s time budget ran out first")
         if not facts.answered:
             verdicts = {name: _from_preflight(name, facts) for name in plan}
@@ -393,12 +462,30 @@ def _modern(rules: list[Rule], probe: Probe, facts: ServerFacts) -> bool:
 def _queue(
     plan: Mapping[str, list[Rule]], probes: Mapping[str, Probe], targets: _Targets, facts: ServerFacts,
     options: AuditOptions, *, jobs: int,
-) -> tuple[deque[Contained], dict[str, Finding]]:
-    """One contained run per probe, each with its own target; a probe this toolchain lacks is N/A at once."""
+) -> tuple[deque[Contained], SharedLane, dict[str, Finding]]:
+    """One contained run per probe, each with its own target, except the readers (``shares_session``), which wait in
+    the shared lane; a probe this toolchain lacks is N/A at once. Every target starts with the preflight's tool
+    listing (the same ``tools/list`` on a fresh server, in the same era), so a probe that needs only the listing
+    starts no server."""
     guard = ToolCallGuard.for_tools(facts.tools, allow=options.allow_tool_calls, listed=facts.tools_listed,
                                     calls=options.tool_calls)
     wait = _probe_wait(facts, options, jobs)
     limit = max(options.probe_timeout, 4 * wait)
+    modern = {name: _modern(plan[name], probes[name], facts) for name in plan if name in probes}
+
+    def listing(name: str) -> list[dict[str, Any]] | None:
+        same_era = modern[name] == (facts.era == MODERN_REVISION)
+        return copy.deepcopy(facts.tools) if facts.tools_listed and same_era else None
+
+    def solo(name: str) -> Contained:
+        target = targets.make(name, wait=FIRST_ANSWER * wait, guard=guard, allow=options.allow_tool_calls,
+                              modern=modern[name], floor=wait, crowding=_crowding(jobs))
+        target.listing = listing(name)
+        return Contained(name, probes[name].run, target, limit=limit)
+
+    pool = SharedServers(lambda: targets.make("shared", wait=wait, guard=guard, allow=options.allow_tool_calls),
+                         known=dict(guard.known), first_answer=FIRST_ANSWER)
+    lane = SharedLane(pool, deque(), probes, modern, wait, limit, listing, solo)
     queue: deque[Contained] = deque()
     verdicts: dict[str, Finding] = {}
     for name in plan:
@@ -409,9 +496,14 @@ def _queue(
         if probe.calls_tools and not options.tool_calls:
             verdicts[name] = not_applicable("not checked: the probe calls tools, and the audit ran with --no-tool-calls")
             continue
-        target = targets.make(name, wait=wait, guard=guard, allow=options.allow_tool_calls, modern=_modern(plan[name], probe, facts))
-        queue.append(Contained(name, probe.run, target, limit=limit))
-    return queue, verdicts
+        if probe.shares_session and not options.url:
+            lane.waiting.append(name)
+        else:
+            queue.append(solo(name))
+    # a probe of the server's process (signals, stdin's end, stderr at exit) waits on the process, often for the whole
+    # wait: started first, its waits overlap the others' work instead of ending the audit
+    queue = deque(sorted(queue, key=lambda run: probes[run.name].over_http))
+    return queue, lane, verdicts
 
 
 def _with_canary(finding: Finding, name: str, sightings: list[str]) -> Finding:

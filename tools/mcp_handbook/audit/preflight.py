@@ -126,7 +126,7 @@ def handshake(facts: ServerFacts, target: Target) -> Finding:
         facts.eras += (f"{facts.protocol_version or '?'} (initialize)",)
     else:
         facts.problem = f"initialize was answered with an error: {compact(response.get('error'), 200)}"
-    modern = _discover(facts, target, wait=min(target.timeout, DISCOVER_WAIT) if facts.legacy else target.timeout)
+    modern = _discover(facts, target, wait=_discover_wait(facts, target))
     if modern is not None:
         facts.startup = facts.startup or time.monotonic() - began
         evidence += modern.transcript(limit=2)
@@ -150,6 +150,16 @@ def handshake(facts: ServerFacts, target: Target) -> Finding:
 DISCOVER_WAIT = 3.0
 """Seconds a server that answered ``initialize`` is given to answer ``server/discover``: a handshake-only server
 may ignore it, and that silence must not cost the whole wait."""
+
+
+def _discover_wait(facts: ServerFacts, target: Target) -> float:
+    """How long ``server/discover`` is waited for, on a server of its own started after ``initialize`` was answered:
+    a server that took ``startup`` seconds to answer that gets as long again to start, on top of
+    :data:`DISCOVER_WAIT` (a slow start under load is not taken for a handshake-only server's silence), never more
+    than the whole wait. (Started alongside the first, a hostile server's flood or huge lines came twice at once.)"""
+    if not facts.legacy:
+        return target.timeout
+    return min(target.timeout, DISCOVER_WAIT + facts.startup)
 
 
 def _note_identity(facts: ServerFacts, result: dict[str, Any]) -> None:

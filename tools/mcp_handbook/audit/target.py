@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,9 +57,18 @@ class GuardedSession(WireSession):
     """A wire session whose every outgoing frame passes the tool-call guard first."""
 
     def __init__(self, argv: Sequence[str], *, cwd: Path, env: dict[str, str], pass_fds: Sequence[int], guard: ToolCallGuard,
-                 marker: str | None = None) -> None:
+                 marker: str | None = None, on_first_answer: Callable[[float], None] | None = None) -> None:
         self.guard = guard
+        self.on_first_answer = on_first_answer
+        """Told, once, how many seconds after its start this server first answered."""
         super().__init__(argv, cwd=cwd, env=env, pass_fds=pass_fds, marker=marker)
+
+    def wait_for_id(self, rid: Any, *, timeout: float = 5.0, garbage_grace: float = 0.3) -> dict[str, Any]:
+        answer = super().wait_for_id(rid, timeout=timeout, garbage_grace=garbage_grace)
+        tell, self.on_first_answer = self.on_first_answer, None
+        if tell is not None:
+            tell(time.monotonic() - self.started)
+        return answer
 
     def send_raw(self, data: bytes, *, timeout: float = 10.0) -> bool:
         guard_frame(self.guard, data, self.stdout)
@@ -70,6 +80,11 @@ class AuditTarget(Target):
     """A Target the auditor can stop from another thread."""
 
     guard: ToolCallGuard = field(default_factory=lambda: ToolCallGuard(allow=None))
+    floor: float = 0.0
+    """The wait for an answer once a server of this target has answered (the audit's probe wait); ``timeout``
+    starts longer, for a first answer; 0: ``timeout`` stays as it is (:meth:`_answered`)."""
+    crowding: float = 1.0
+    """How many servers start per core at once during the audit (the wait is scaled by it as by start-up)."""
     closed: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -92,9 +107,18 @@ class AuditTarget(Target):
             if not self.argv:
                 raise ProbeStopped("the server is audited by URL: the auditor starts no server process")
             session = GuardedSession(self.argv, cwd=self.workspace, env=env, pass_fds=tuple(pass_fds), guard=self.guard,
-                                     marker=self.canary or None)
+                                     marker=self.canary or None, on_first_answer=self._answered if self.floor else None)
             self.sessions.append(session)
         return session
+
+    def _answered(self, seconds: float) -> None:
+        """A server of this probe answered for the first time, ``seconds`` after it started: its start-up, measured
+        now, under the load of now. The first answer was given a longer wait than the rest (the preflight timed one
+        start-up, alone; probes start several at once, while the machine may be busier than it was then: a start
+        that ran out that wait read as a FAIL of whatever rule the probe checks). Later answers get ``floor``, or
+        three times this start-up, crowded, when that is longer; never more than the first answer got."""
+        with self.lock:
+            self.timeout = min(self.timeout, max(self.floor, 3 * seconds * self.crowding))
 
     def _guard_http(self, data: bytes, seen: list[Message]) -> None:
         """The tool-call guard for a session reached by URL: the same check as :class:`GuardedSession`'s."""

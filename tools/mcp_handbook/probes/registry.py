@@ -36,6 +36,11 @@ class Probe:
     over_http: bool = False
     """True when it judges only what the server answers (no stderr, signals, stdin, environment or files), so it
     runs unchanged against a server reached by URL (its sessions are then :class:`~.http_session.HttpSession`)."""
+    shares_session: bool = False
+    """True when it only reads (listings, reads, pings: no tool call, signal, closed stdin, planted file left behind
+    or start-up it must see itself), so the auditor may run it on one server session shared with other readers
+    instead of a fresh server (:mod:`mcp_handbook.audit.share`, which refuses anything else and then gives the probe a
+    server of its own)."""
 
 
 PROBES: dict[str, Probe] = {}
@@ -63,9 +68,10 @@ def _guard(name: str, fn: ProbeFn, reasons: Mapping[str, str]) -> ProbeFn:
 
 
 def probe(name: str, title: str, *, reasons: Mapping[str, str], calls_tools: bool = False,
-          over_http: bool = False) -> Callable[[ProbeFn], ProbeFn]:
+          over_http: bool = False, shares_session: bool = False) -> Callable[[ProbeFn], ProbeFn]:
     """Register the decorated function as probe ``name``; ``reasons`` is its FAIL vocabulary (code -> meaning);
-    ``over_http``: it speaks only JSON-RPC, so an audit by URL runs it too (see :class:`Probe`)."""
+    ``over_http``: it speaks only JSON-RPC, so an audit by URL runs it too; ``shares_session``: it only reads, so an
+    audit may run it on a session shared with other readers (see :class:`Probe`)."""
     clash = set(reasons) & set(GENERIC_REASONS)
     if clash or not reasons:
         raise ValueError(f"probe {name}: declare at least one reason of its own, none of {', '.join(GENERIC_REASONS)}")
@@ -74,7 +80,7 @@ def probe(name: str, title: str, *, reasons: Mapping[str, str], calls_tools: boo
         if name in PROBES:
             raise ValueError(f"probe {name!r} is registered twice ({PROBES[name].source_file} and {inspect.getsourcefile(fn)})")
         PROBES[name] = Probe(name, _guard(name, fn, reasons), title, calls_tools, dict(reasons), inspect.getsourcefile(fn) or "",
-                             over_http)
+                             over_http, shares_session)
         return fn
 
     return register

@@ -33,7 +33,7 @@ ECHO_IDS: tuple[tuple[Any, Any], ...] = (  # (id for a ping, id for an unknown m
        over_http=True, reasons={
            "id_not_echoed": "no answer carries a request's id with its value and JSON type",
            "invented_id": "an answer carries an id no request used",
-       })
+       }, shares_session=True)
 def id_echo(target: Target) -> Finding:
     """Success and error answers must carry the request's id exactly: same value, same JSON type."""
     session, _init = handshake(target)

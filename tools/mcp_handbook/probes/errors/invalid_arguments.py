@@ -42,7 +42,7 @@ def _client_text(response: dict[str, Any]) -> str:
            "raw_validator_dump": "the client was sent a validation library's raw error text (pydantic's ValidationError, "
                                  "zod's issue array, jsonschema's report), not a message written for the model",
            "invalid_args_unanswered": "a call with invalid arguments got no answer",
-       })
+       }, shares_session=True)
 def invalid_arguments_feedback(target: Target) -> Finding:
     """Missing and mistyped arguments: an isError result that names the field (2025-11-25, SEP-1303)."""
     session, init, listed = session_with_tools(target)
@@ -101,7 +101,7 @@ def invalid_arguments_feedback(target: Target) -> Finding:
            "invalid_call_accepted": "a call with arguments the schema forbids got a success result: its handler ran",
            "invalid_call_unanswered": "a call with arguments the schema forbids got no answer (its handler is "
                                       "running on them, or the server hung)",
-       })
+       }, shares_session=True)
 def validation_before_handler(target: Target) -> Finding:
     """Send arguments the inputSchema forbids: each call refused, nothing in the workspace changed."""
     session, _init, listed = session_with_tools(target)

@@ -31,7 +31,7 @@ MAX_CASES = 6
            "failure_reported_as_success": "a deliberate failure or an invalid call came back without isError: true, or a "
                                           "refusal whose text plainly says it failed was sent as a success",
            "failure_unanswered": "a failing tool call got no answer at all",
-       })
+       }, shares_session=True)
 def tool_failures_are_results(target: Target) -> Finding:
     """A failing tool, a missing file and (2025-11-25) bad arguments must come back as results, not errors."""
     session, init, listed = session_with_tools(target)

@@ -18,7 +18,7 @@ INSTRUCTIONS_BUDGET = 2000
        over_http=True, reasons={
            "instructions_not_string": "instructions is present but not a string",
            "instructions_over_budget": f"instructions are longer than the handbook's {INSTRUCTIONS_BUDGET:,}-character budget",
-       })
+       }, shares_session=True)
 def instructions_budget(target: Target) -> Finding:
     """The initialize result's instructions, if any, are a string within the handbook's budget."""
     _session, init = handshake(target)

@@ -25,7 +25,7 @@ PAYLOAD = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) + b"hb-binary\x00\xff\xfe"
     "binary_as_text": "a binary file came back as text (decoded, bytes replaced or lost) instead of a blob",
     "blob_not_base64": "the blob is not valid base64",
     "blob_changed": "the blob decodes to bytes other than the file's",
-})
+}, shares_session=True)
 def binary_resource(target: Target) -> Finding:
     """Plant a binary file, read it as a resource, and check the blob and its bytes; report the MIME type."""
     session = resources_session(target)

@@ -84,7 +84,7 @@ def _evaluated_in_logs(target: Target) -> list[str]:
 
 
 @probe("no_code_evaluation", "code and template payloads in parameters are never evaluated", calls_tools=True,
-       reasons={"evaluated_payload": "a code or template payload came back evaluated (the joined marker or the secret)"})
+       reasons={"evaluated_payload": "a code or template payload came back evaluated (the joined marker or the secret)"}, shares_session=True)
 def no_code_evaluation(target: Target) -> Finding:
     """Send code and template payloads to every free-form string parameter, and statements to those that carry
     code; nothing may be evaluated."""

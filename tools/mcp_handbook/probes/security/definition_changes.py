@@ -82,7 +82,7 @@ def differences(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> li
 
 
 @probe("definitions_stable_in_session", "tool definitions do not change during a session without list_changed",
-       reasons=REASONS, calls_tools=True)
+       reasons=REASONS, calls_tools=True, shares_session=True)
 def definitions_stable_in_session(target: Target) -> Finding:
     """List, call the read-only tools once, list again: every difference must follow a list_changed notification."""
     session, init, first = session_with_tools(target)

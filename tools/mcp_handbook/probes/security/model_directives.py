@@ -87,7 +87,7 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
 
 
 @probe("no_model_directives_in_tools", "no instructions aimed at the model in tool definitions (blunt cases)",
-       reasons=REASONS, over_http=True)
+       reasons=REASONS, over_http=True, shares_session=True)
 def no_model_directives_in_tools(target: Target) -> Finding:
     """Every string of every listed tool: no override, concealment, authority markup or request for secrets."""
     return judge_each_tool(target, _problems, reasons=REASONS,

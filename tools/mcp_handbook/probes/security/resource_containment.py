@@ -87,7 +87,7 @@ def _attacks(base: str, names: dict[str, str]) -> list[tuple[str, str]]:
     "refuses_inside_uris": "the server refuses the URI of a file inside the root that it lists itself, in the words "
                            "it refuses escapes with",
     "read_unanswered": "an escape attempt was neither refused nor answered within the timeout",
-})
+}, shares_session=True)
 def resource_containment(target: Target) -> Finding:
     """Read escaping URIs built on the server's own URI for a planted file; none may be served."""
     session = resources_session(target)

@@ -23,7 +23,7 @@ OUTSIDE_NAME = "hb-outside-listed.txt"
 
 @probe("resource_listing_contained", "resources/list never follows a symlink out of the root", reasons={
     "lists_outside_root": "resources/list named a file that lies outside the served root (reached through a symlink)",
-})
+}, shares_session=True)
 def resource_listing_contained(target: Target) -> Finding:
     """Plant a link out of the root and a file inside; list every page; the outside file must not be named."""
     session = resources_session(target, reads=False)

@@ -90,7 +90,7 @@ def _checker(own: set[str]):
 
 
 @probe("no_tool_shadowing", "no instructions about other tools or servers in tool definitions (blunt cases)",
-       reasons=REASONS, over_http=True)
+       reasons=REASONS, over_http=True, shares_session=True)
 def no_tool_shadowing(target: Target) -> Finding:
     """Every string of every listed tool: no rule for tools in general, no condition on a tool the server lacks."""
     own = {t["name"] for t in tools_of(target) if isinstance(t.get("name"), str)}

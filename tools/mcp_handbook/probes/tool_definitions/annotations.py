@@ -49,7 +49,8 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
     return problems
 
 
-@probe("annotations_explicit", "behaviour hints are set explicitly, not left to defaults", over_http=True, reasons=REASONS)
+@probe("annotations_explicit", "behaviour hints are set explicitly, not left to defaults", over_http=True, reasons=REASONS,
+       shares_session=True)
 def annotations_explicit(target: Target) -> Finding:
     """readOnlyHint and openWorldHint always, destructiveHint and idempotentHint on every tool that may write."""
     return judge_each_tool(target, _problems, reasons=REASONS,

@@ -87,7 +87,8 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
 
 
 @probe("input_schema_closed",
-       "every inputSchema is type object, closed with additionalProperties false, and fully typed", over_http=True, reasons=REASONS)
+       "every inputSchema is type object, closed with additionalProperties false, and fully typed", over_http=True, reasons=REASONS,
+       shares_session=True)
 def input_schema_closed(target: Target) -> Finding:
     """Every inputSchema: root type object, additionalProperties false, every property typed, no bare objects."""
     return judge_each_tool(target, _problems, reasons=REASONS,

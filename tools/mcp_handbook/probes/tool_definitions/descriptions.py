@@ -49,7 +49,8 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
 
 
 @probe("descriptions_are_prompts",
-       "tool descriptions run to two or more sentences and do not restate the name (heuristic)", over_http=True, reasons=REASONS)
+       "tool descriptions run to two or more sentences and do not restate the name (heuristic)", over_http=True, reasons=REASONS,
+       shares_session=True)
 def descriptions_are_prompts(target: Target) -> Finding:
     """Heuristic: every tool has a description of 2+ sentences and 80+ characters that is not its name."""
     return judge_each_tool(target, _problems, reasons=REASONS,

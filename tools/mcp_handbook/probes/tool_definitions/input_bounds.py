@@ -70,7 +70,8 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
             for p in _bound_problems_of(sub, schema, f"{where}.properties.{name}")]
 
 
-@probe("inputs_bounded", "strings, numbers and arrays in every inputSchema are bounded", over_http=True, reasons=REASONS)
+@probe("inputs_bounded", "strings, numbers and arrays in every inputSchema are bounded", over_http=True, reasons=REASONS,
+       shares_session=True)
 def inputs_bounded(target: Target) -> Finding:
     """Strings have maxLength (or enum), numbers minimum and maximum, arrays maxItems, at every depth."""
     return judge_each_tool(target, _problems, reasons=REASONS,

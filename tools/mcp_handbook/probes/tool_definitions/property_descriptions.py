@@ -34,7 +34,8 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
     return problems
 
 
-@probe("properties_described", "every input property has a description beyond its name", over_http=True, reasons=REASONS)
+@probe("properties_described", "every input property has a description beyond its name", over_http=True, reasons=REASONS,
+       shares_session=True)
 def properties_described(target: Target) -> Finding:
     """Every input property has a description that says more than its name."""
     return judge_each_tool(target, _problems, reasons=REASONS,

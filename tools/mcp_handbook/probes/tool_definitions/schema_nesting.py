@@ -51,7 +51,8 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
     return problems
 
 
-@probe("flat_input_schemas", "arguments nest objects at most one level deep", over_http=True, reasons=REASONS)
+@probe("flat_input_schemas", "arguments nest objects at most one level deep", over_http=True, reasons=REASONS,
+       shares_session=True)
 def flat_input_schemas(target: Target) -> Finding:
     """No argument nests objects more than one level deep."""
     return judge_each_tool(target, _problems, reasons=REASONS,

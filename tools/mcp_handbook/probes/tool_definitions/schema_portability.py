@@ -31,7 +31,7 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
 
 
 @probe("portable_input_schemas", "no anyOf, oneOf or allOf at the root of an inputSchema", reasons=REASONS,
-       over_http=True)
+       over_http=True, shares_session=True)
 def portable_input_schemas(target: Target) -> Finding:
     """Every listed tool's inputSchema root: none of anyOf, oneOf, allOf."""
     return judge_each_tool(target, _problems, reasons=REASONS, kept="have no combinator at the root of inputSchema",

@@ -59,7 +59,7 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
 
 
 @probe("self_contained_schemas", "every $ref in a tool's schemas points inside the schema", reasons=REASONS,
-       over_http=True)
+       over_http=True, shares_session=True)
 def self_contained_schemas(target: Target) -> Finding:
     """Both schemas of every listed tool: no $ref or $dynamicRef to a URL or another file."""
     return judge_each_tool(target, _problems, reasons=REASONS, kept="have schemas whose references all stay inside",

@@ -28,7 +28,8 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
     return []
 
 
-@probe("input_schema_object", "every inputSchema is a JSON Schema object with root type \"object\"", over_http=True, reasons=REASONS)
+@probe("input_schema_object", "every inputSchema is a JSON Schema object with root type \"object\"", over_http=True, reasons=REASONS,
+       shares_session=True)
 def input_schema_object(target: Target) -> Finding:
     """Every listed tool's inputSchema is an object whose root type is "object"."""
     return judge_each_tool(target, _problems, reasons=REASONS, kept="declare an object inputSchema with root type \"object\"",

@@ -138,7 +138,7 @@ def _unanswered(seen: Calls) -> str:
 
 
 @probe("structured_output", "tools with an outputSchema return structuredContent that conforms to it",
-       over_http=True, reasons=REASONS, calls_tools=True)
+       over_http=True, reasons=REASONS, calls_tools=True, shares_session=True)
 def structured_output(target: Target) -> Finding:
     """Call every callable tool that declares outputSchema; a successful result must carry structuredContent
     that validates against it. A missing text mirror is noted, not judged (TOOL-014)."""
@@ -166,7 +166,7 @@ def structured_output(target: Target) -> Finding:
 
 
 @probe("structured_output_mirrored", "results with structuredContent carry the same JSON in a text block",
-       over_http=True, reasons=MIRROR_REASONS, calls_tools=True)
+       over_http=True, reasons=MIRROR_REASONS, calls_tools=True, shares_session=True)
 def structured_output_mirrored(target: Target) -> Finding:
     """Call every callable tool that declares outputSchema; a successful result that carries structuredContent
     must also carry a text block that parses to the same JSON."""

@@ -36,7 +36,8 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
     return []
 
 
-@probe("tool_titles", "every tool has a human-readable top-level title", over_http=True, reasons=REASONS)
+@probe("tool_titles", "every tool has a human-readable top-level title", over_http=True, reasons=REASONS,
+       shares_session=True)
 def tool_titles(target: Target) -> Finding:
     """Every tool has a human-readable top-level title that is not its name."""
     return judge_each_tool(target, _problems, reasons=REASONS,

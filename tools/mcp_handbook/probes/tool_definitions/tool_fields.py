@@ -46,7 +46,8 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
     return problems
 
 
-@probe("tool_fields_known", "tool objects carry only fields the protocol defines", over_http=True, reasons=REASONS)
+@probe("tool_fields_known", "tool objects carry only fields the protocol defines", over_http=True, reasons=REASONS,
+       shares_session=True)
 def tool_fields_known(target: Target) -> Finding:
     """Tool objects and their annotations carry only the fields the protocol defines."""
     return judge_each_tool(target, _problems, reasons=REASONS,

@@ -35,7 +35,8 @@ STYLE_REASONS = {
 }
 
 
-@probe("tool_names_valid", "tool names are 1-128 characters of A-Z a-z 0-9 _ - . and unique", over_http=True, reasons=VALID_REASONS)
+@probe("tool_names_valid", "tool names are 1-128 characters of A-Z a-z 0-9 _ - . and unique", over_http=True, reasons=VALID_REASONS,
+       shares_session=True)
 def tool_names_valid(target: Target) -> Finding:
     """Every name is 1-128 characters of A-Z a-z 0-9 _ - . (the spec's SHOULD) and no two tools share one;
     names over the portable 64 are noted in the evidence, not failed."""
@@ -111,7 +112,8 @@ def _other_convention(tools: list[dict[str, Any]]) -> str | None:
     return found.pop() if len(found) == 1 and None not in found and "snake_case" not in found else None
 
 
-@probe("tool_names_snake_case", "tool names are snake_case verb_noun (house style)", over_http=True, reasons=STYLE_REASONS)
+@probe("tool_names_snake_case", "tool names are snake_case verb_noun (house style)", over_http=True, reasons=STYLE_REASONS,
+       shares_session=True)
 def tool_names_snake_case(target: Target) -> Finding:
     """House style: every name is snake_case with at least two words (verb_noun). A server whose names all
     follow one other convention (camelCase, kebab-case, ...) chose its own: not applicable, as the rule says.

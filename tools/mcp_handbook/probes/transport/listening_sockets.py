@@ -123,7 +123,8 @@ def listening(pids: list[int]) -> list[Listener]:
 
 
 @probe("no_listening_sockets", "the stdio server holds no listening socket",
-       reasons={"listening_socket": "a process of the server's session listens on a TCP, UDP or Unix socket"})
+       reasons={"listening_socket": "a process of the server's session listens on a TCP, UDP or Unix socket"},
+       shares_session=True)
 def no_listening_sockets(target: Target) -> Finding:
     """After the handshake, no process of the server's session may hold a listening socket."""
     if not os.path.isdir("/proc/self/fd"):

@@ -37,7 +37,7 @@ def _hints(result: dict[str, Any]) -> str:
        over_http=True, reasons={
            "missing_cache_hints": "a cacheable result came without ttlMs or cacheScope",
            "bad_cache_hints": "a cacheable result had a ttlMs that is not an integer of at least 0, or an unknown cacheScope",
-       })
+       }, shares_session=True)
 def modern_cache_hints(target: Target) -> Finding:
     """Read the hints on server/discover and on every tools/list page."""
     session, discovered = modern_session(target)

@@ -33,7 +33,7 @@ def _row(what: str, answer: dict[str, Any]) -> str:
            "unsupported_version_served": "a request naming a version the server does not serve was served",
            "unsupported_version_unlisted": "an unsupported version was refused without -32022 and data.supported/requested",
            "valid_envelope_refused": "a request with a complete 2026-07-28 envelope was refused",
-       })
+       }, shares_session=True)
 def modern_meta_checked(target: Target) -> Finding:
     """Send tools/list without the version, without the capabilities, with an unserved version, and whole."""
     session, _discovered = modern_session(target)

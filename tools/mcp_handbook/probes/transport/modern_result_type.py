@@ -49,7 +49,7 @@ def _problem(what: str, result: Any, extensions: list[str]) -> tuple[str, str] |
     "bad_result_type": "a 2026-07-28 result had a resultType that is not a non-empty string",
     "unknown_result_type": "a 2026-07-28 result had a resultType the revision does not define (complete, "
                            "input_required), from a server that advertises no extension",
-})
+}, shares_session=True)
 def modern_result_type(target: Target) -> Finding:
     """Read resultType on server/discover, every tools/list page and, when a tool may be called, two tools/call results."""
     session, discovered = modern_session(target)

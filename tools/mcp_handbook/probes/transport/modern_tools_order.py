@@ -16,7 +16,8 @@ LISTINGS = 3
 
 
 @probe("modern_tools_order", "2026-07-28 tools/list returns the tools in the same order every time",
-       over_http=True, reasons={"order_changed": "two tools/list requests, with no change to the tools, listed them in different orders"})
+       over_http=True, reasons={"order_changed": "two tools/list requests, with no change to the tools, listed them in different orders"},
+       shares_session=True)
 def modern_tools_order(target: Target) -> Finding:
     """List every page three times: the names must come in the same order each time."""
     session, _discovered = modern_session(target)

@@ -1,0 +1,105 @@
+"""Readers share one server: probes registered ``shares_session`` run on one live session, and a reader that asks for
+more than reading, or leaves the workspace changed, never hands that on to the next probe."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from audit_helpers import fake_corpus, hostile
+
+from mcp_handbook.audit import AuditOptions, run_audit
+from mcp_handbook.probes.registry import Probe
+from mcp_handbook.probes.support import Target, handshake, list_tools, passed
+
+pytestmark = pytest.mark.slow  # real server processes
+
+FAST = AuditOptions(timeout=30, probe_timeout=10, wait=2, jobs=2)
+
+
+def reader(name: str, then=None) -> Probe:
+    """A probe registered as a reader: handshake, list the tools, then ``then(session, target)``; its summary names the
+    server process it met and the tools it saw."""
+
+    def run(target: Target):
+        session, _init = handshake(target)
+        tools = list_tools(session, timeout=target.timeout)
+        if then is not None:
+            then(session, target)
+        return passed(f"pid {session.pid}, {len(tools)} tools, files: {sorted(p.name for p in target.workspace.iterdir())}")
+
+    return Probe(name, run, f"fake reader {name}", shares_session=True)
+
+
+def _summaries(result) -> dict[str, str]:
+    return {f.rule.id: f.finding.summary for f in result.findings}
+
+
+def _pid(summary: str) -> str:
+    return summary.split(",")[0]
+
+
+def test_readers_meet_one_server_process(tmp_path: Path) -> None:
+    probes = {f"read{n}": reader(f"read{n}") for n in range(3)}
+    result = run_audit(fake_corpus(tmp_path, {f"TST-00{n}": f"read{n}" for n in range(3)}), hostile("tiny"),
+                       options=FAST, probes=probes)
+    seen = _summaries(result)
+    assert all(f.finding.status == "PASS" for f in result.findings), seen
+    assert len({_pid(s) for s in seen.values()}) == 1, seen
+    assert all("2 tools" in s for s in seen.values()), seen
+
+
+def test_a_reader_that_signals_the_server_is_run_on_a_server_of_its_own(tmp_path: Path) -> None:
+    import signal
+
+    probes = {"read0": reader("read0"), "signals": reader("signals", lambda s, t: s.signal(signal.SIGCONT)),
+              "read1": reader("read1")}
+    result = run_audit(fake_corpus(tmp_path, {"TST-001": "read0", "TST-002": "signals", "TST-003": "read1"}),
+                       hostile("tiny"), options=FAST, probes=probes)
+    seen = _summaries(result)
+    assert all(f.finding.status == "PASS" for f in result.findings), seen  # its verdict is its own, not a probe error
+    assert _pid(seen["TST-001"]) == _pid(seen["TST-003"]) != _pid(seen["TST-002"]), seen
+
+
+def test_a_reader_that_sends_a_tool_call_with_side_effects_is_run_on_a_server_of_its_own(tmp_path: Path) -> None:
+    tripwire = tmp_path / "tripwire"
+
+    def wipes(session, target: Target) -> None:
+        session.request("tools/call", {"name": "wipe", "arguments": {"path": "x"}}, timeout=target.timeout)
+
+    probes = {"read0": reader("read0"), "wipes": reader("wipes", wipes)}
+    result = run_audit(fake_corpus(tmp_path, {"TST-001": "read0", "TST-002": "wipes"}),
+                       hostile("tiny", "--tripwire", str(tripwire)), options=FAST, probes=probes)
+    seen = {f.rule.id: f.finding for f in result.findings}
+    assert not tripwire.exists()  # the guard of its own server refused it, as before sharing
+    assert seen["TST-002"].status == "N/A" and "wipe" in seen["TST-002"].summary, seen
+    assert seen["TST-001"].status == "PASS"
+
+
+def test_a_reader_that_leaves_a_file_behind_retires_the_shared_server(tmp_path: Path) -> None:
+    probes = {"litters": reader("litters", lambda s, t: (t.workspace / "left-behind.txt").write_text("x")),
+              "read1": reader("read1")}
+    result = run_audit(fake_corpus(tmp_path, {"TST-001": "litters", "TST-002": "read1"}), hostile("tiny"),
+                       options=FAST, probes=probes)
+    seen = _summaries(result)
+    assert _pid(seen["TST-001"]) != _pid(seen["TST-002"]), seen
+    assert "left-behind.txt" not in seen["TST-002"], seen  # a fresh workspace, as a server of its own would have
+
+
+
+def test_a_reader_sees_only_its_own_part_of_the_shared_session(tmp_path: Path) -> None:
+    views = []
+
+    def keeps_its_view(session, target: Target) -> None:
+        views.append(session)
+
+    def echoes(session, target: Target) -> None:  # after the first reader's turn
+        session.request("tools/call", {"name": "echo", "arguments": {"path": "hb-later-turn"}}, timeout=target.timeout)
+
+    probes = {"first": reader("first", keeps_its_view), "echoes": reader("echoes", echoes)}
+    result = run_audit(fake_corpus(tmp_path, {"TST-001": "first", "TST-002": "echoes"}), hostile("tiny"),
+                       options=FAST, probes=probes)
+    seen = _summaries(result)
+    assert _pid(seen["TST-001"]) == _pid(seen["TST-002"]), seen
+    rows = [m.line.text for m in views[0].stdout] + views[0].transcript() + [ln.text for ln in views[0]._sent]
+    assert any("tools/list" in r for r in rows) and not any("hb-later-turn" in r for r in rows), rows
