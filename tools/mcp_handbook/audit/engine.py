@@ -186,7 +186,8 @@ def _preflight(targets: _Targets, options: AuditOptions, deadline: float) -> tup
             # the abandoned thread may still write to ``facts``: go on from a copy that says what happened
             return ServerFacts(problem=f"the handshake did not finish within {run.limit:.1f} s"), run
         run.finished.wait(0.02)
-    facts.defect = _defect(target)
+    if (read := _defect(target)):  # what the reader saw wins over what the liveness check concluded from silence
+        facts.defect, facts.defect_probe, facts.defect_reason = read, "", ""
     return facts, run
 
 
@@ -379,7 +380,11 @@ def run_audit(
         if stopped:
             for name in plan:
                 verdicts.setdefault(name, not_applicable(f"not checked: {stopped}"))
-            if STDOUT_PROBE in plan:
+            if facts.defect_probe and not halted:  # the server went silent after the handshake: its own rule
+                if facts.defect_probe in plan:
+                    verdicts[facts.defect_probe] = failed(facts.defect_reason, f"{stopped}; the audit stopped there",
+                                                          *pre.target.sessions[0].transcript(limit=8))
+            elif STDOUT_PROBE in plan:
                 own = runs[STDOUT_PROBE] if STDOUT_PROBE in runs else None
                 verdicts[STDOUT_PROBE] = _stdout_unreadable(stopped, own.finding() if own else None,
                                                             own.target if own else pre.target)

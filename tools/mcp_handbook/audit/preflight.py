@@ -52,6 +52,9 @@ class ServerFacts:
     defect: str = ""
     """What made the server's stdout unreadable during the preflight (a flood, JSON nested too deep), in one
     sentence; "" when nothing did. The audit then runs no probe that needs that stdout."""
+    defect_probe: str = ""
+    """The probe whose rule :attr:`defect` breaks, with :attr:`defect_reason`; "" for TRN-001's (stdout unreadable)."""
+    defect_reason: str = ""
     era: str = "handshake"
     """The era the probes speak: ``handshake`` when the server answered ``initialize``, else ``2026-07-28``
     (rules about one era run their own requests whatever this is)."""
@@ -143,8 +146,72 @@ def handshake(facts: ServerFacts, target: Target) -> Finding:
         facts.tools_listed = True
     except WireTimeout as exc:
         facts.problem = f"tools/list was not answered: {exc}"
+        _liveness(facts, lister, target)
         return failed("no_answer", facts.problem, *lister.transcript(limit=8))
+    _liveness(facts, lister, target)
     return passed(facts.describe(), *evidence)
+
+
+LIVENESS_CHECKS = (("ping", None), ("hb/no-such-method", {}))
+"""Two requests every server answers at once whatever it serves: ``ping`` (the specification: the receiver MUST
+respond promptly) and a method nobody has (-32601)."""
+
+LIVENESS_WAIT = 3.0
+"""Seconds, at least, each liveness request waits (four times the server's start-up when that is longer): a server
+that has just answered tools/list answers ping in milliseconds, and a silent one must not cost every probe's wait."""
+
+SILENT = ("one_answer_per_request", "unanswered_request")
+"""ERR-001 (answer every request): the rule a server that answers nothing after ``initialize`` breaks."""
+INVENTED_IDS = ("id_echo", "invented_id")
+"""ERR-008 (echo every id): the rule a server that answers with ids it was never sent breaks."""
+
+
+def _liveness(facts: ServerFacts, session: Any, target: Target) -> None:
+    """Does the server answer ordinary requests at all after the handshake? When neither :data:`LIVENESS_CHECKS`
+    request is answered, every probe would wait out its own timeouts on the same silence and report it as a FAIL of
+    its own rule: record one :attr:`ServerFacts.defect` instead, blamed on the rule it breaks (answers under ids it
+    was never sent: ERR-008; no answer at all, or stdout closed: ERR-001), and the audit stops there."""
+    if facts.defect or not facts.legacy or not isinstance(session, WireSession):
+        return  # over HTTP each request gets its own reply or an HTTP error: silence is not shared
+    began = time.monotonic()
+    wait = min(target.timeout, max(LIVENESS_WAIT, 4 * facts.startup))
+    asked = []
+    for n, (method, params) in enumerate(LIVENESS_CHECKS):
+        rid = f"hb-alive-{n}"
+        asked.append(rid)
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            message["params"] = params
+        try:
+            session.send(message)
+            session.wait_for_id(rid, timeout=wait)
+            return  # answered (a result or an error): the server is alive
+        except WireTimeout:
+            continue
+    if getattr(session, "defect", ""):
+        return  # the reader already named what is wrong (a flood, JSON too deep): the engine reports that
+    waited = time.monotonic() - began
+    stray = [m.value.get("id") for m in getattr(session, "stdout", ())
+             if isinstance(m.value, dict) and ("result" in m.value or "error" in m.value) and m.line.at >= began - session_start(session)
+             and m.value.get("id") not in asked]
+    closed = isinstance(session, WireSession) and session.wait_stdout_eof(0)
+    if stray:
+        facts.defect_probe, facts.defect_reason = INVENTED_IDS
+        facts.defect = (f"it answers under ids it was never sent: asked {', '.join(map(repr, asked))}, got "
+                        f"{', '.join(mask(repr(i), target)[:40] for i in stray[:3])}; no answer can be matched to its request")
+    elif closed:
+        facts.defect_probe, facts.defect_reason = SILENT
+        facts.defect = "it closed its stdout after the handshake: no request after it can be answered"
+    else:
+        facts.defect_probe, facts.defect_reason = SILENT
+        facts.defect = (f"it answers no request after the handshake{' but tools/list' if facts.tools_listed else ''}: "
+                        f"ping and an unknown method went unanswered for {waited:.1f} s")
+
+
+def session_start(session: Any) -> float:
+    """The monotonic moment a session's line times count from (0 where it keeps none)."""
+    started = getattr(session, "started", None)
+    return started if isinstance(started, float) else 0.0
 
 
 DISCOVER_WAIT = 3.0
