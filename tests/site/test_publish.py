@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from axe_helpers import axe_source, blocking_violations
 
 from mcp_handbook.publish import is_newest
 
@@ -165,6 +166,8 @@ def test_both_versions_are_browsed_with_the_version_selector(
         assert page.locator("article h1").count() == 1 and page.locator(".md-version__current").inner_text().strip() == BUMP
         page.locator(".md-version").hover()
         page.screenshot(path=str(screenshot_dir / "publish-version-selector-open.png"))
+        problems = blocking_violations(page, axe_source())
+        assert not problems, "the published page, version selector open:\n" + "\n".join(problems)
     finally:
         context.close()
     assert not errors, "console errors:\n" + "\n".join(errors)
