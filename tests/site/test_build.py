@@ -47,15 +47,24 @@ def _external_urls(text: str) -> set[str]:
     return {m for m in EXTERNAL.findall(text) if m.startswith(("http", "//")) and m not in NAMESPACES and not RESERVED.match(m)}
 
 
-def test_no_page_and_no_search_entry_names_an_external_url(built_site: Path) -> None:
+def _own_addresses(corpus: Corpus, mkdocs_yml: str) -> re.Pattern[str]:
+    """The handbook's own published pages (canonical links, the sitemap) and its repository (the header's link,
+    each page's link to edit its source): places a reader may go, never something a page loads."""
+    repo = re.search(r"^repo_url:\s*(\S+)", mkdocs_yml, re.M)
+    assert corpus.site and repo, "handbook.yml names site: and mkdocs.yml names repo_url:"
+    return re.compile("|".join(re.escape(u.rstrip("/")) + r"(?:/[^\s\"'<>]*)?(?=[\"'<\s])" for u in (corpus.site, repo[1])))
+
+
+def test_no_page_and_no_search_entry_names_an_external_url(built_site: Path, corpus: Corpus, project_root: Path) -> None:
     """Nothing a page loads, links or says in prose points off the machine (code samples are text, not links),
-    except each rule's link to the specification section it cites."""
+    except each rule's link to the specification section it cites and the handbook's own addresses."""
+    own = _own_addresses(corpus, (project_root / "mkdocs.yml").read_text(encoding="utf-8"))
     checked = [*built_site.rglob("*.html"), built_site / "search" / "search_index.json", built_site / "sitemap.xml"]
     checked += list((built_site / "assets").glob("*.css")) + [p for p in (built_site / "assets").glob("*.js")]
     found = {
         str(p.relative_to(built_site)): urls
         for p in checked
-        if (urls := _external_urls(SPEC_LINK.sub("", CODE.sub("", p.read_text(encoding="utf-8")))))
+        if (urls := _external_urls(own.sub("", SPEC_LINK.sub("", CODE.sub("", p.read_text(encoding="utf-8"))))))
     }
     assert len(checked) > 10
     assert not found, f"external URLs in the built site: {found}"
@@ -335,3 +344,15 @@ def test_each_automated_rule_page_shows_the_audit_command_for_that_rule_alone(bu
     for step in ("pip install -e .", "mcp-handbook audit -o review.json --", "{workspace}", "--rule SEC-001", "Import JSON",
                  "manual rows", "mcp-handbook report review.json"):
         assert escape(step, quote=False) in audit, step
+
+
+def test_each_rule_page_is_at_its_published_address_and_links_to_its_source_for_editing(built_site: Path, corpus: Corpus) -> None:
+    """The canonical link is the page ``Corpus.page_url`` gives (what worksheets and reports link to), and the
+    edit link opens the rule's own markdown file on the repository's main branch."""
+    for rule in corpus.rules:
+        html = page_html(built_site, rule_src(rule))
+        canonical = re.search(r'<link rel="canonical" href="([^"]+)"', html)
+        assert canonical and canonical[1] == corpus.page_url(rule), rule.id
+        edit = re.search(r'<a href="([^"]+)" title="Edit this page"', html)
+        assert edit and edit[1] == f"https://github.com/mcp-handbook/handbook/edit/main/{rule.path}", rule.id
+        assert (corpus.root / rule.path).is_file()

@@ -115,8 +115,12 @@ def cmd_snippets(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def build_site(root: Path, site_dir: Path) -> Corpus:
-    """Build the site strictly and put the downloads beside it; the content is parsed once, here."""
+def build_site(root: Path, site_dir: Path, *, versioned: bool = False) -> Corpus:
+    """Build the site strictly and put the downloads beside it; the content is parsed once, here.
+
+    ``versioned`` is for ``publish``: the site is one version among others on the gh-pages branch, and Material's
+    version selector reads their list from ``../versions.json``. A site built to be looked at alone has no such
+    list beside it (the selector would ask for it and fail), so it leaves the selector out."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
@@ -128,6 +132,8 @@ def build_site(root: Path, site_dir: Path) -> Corpus:
     if corpus.diagnostics:
         raise UsageError("the content does not lint; run `mcp-handbook check`")
     config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=True)
+    if not versioned:
+        config["extra"].pop("version", None)
     reuse_corpus(corpus)  # the site's hook takes this parse instead of parsing the content again
     build(config)
     write_downloads(corpus, site_dir / "downloads", make_downloads(corpus))
@@ -171,6 +177,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "mcp_handbook.export.cli": ("export",),
     "mcp_handbook.report.cli": ("report",),
     "mcp_handbook.audit.cli": ("audit",),
+    "mcp_handbook.publish": ("publish",),
 }
 """Modules that add commands, with the commands each adds: each has ``register(add)``, where
 ``add(name, fn, help)`` returns the new subcommand's ArgumentParser. Add one line here per module.
@@ -182,6 +189,7 @@ COMMAND_HELP: dict[str, str] = {
     "export": "export the audit worksheet (md, csv, json, xlsx), rules.json, or the Agent Skill bundle",
     "report": "findings from a filled worksheet; exit 1 if a HIGH item of the profile is Fail",
     "audit": "run every automated rule's probe against any stdio server and write the worksheet",
+    "publish": "deploy this doctrine version's site to the gh-pages branch (mike), latest alias on the newest",
 }
 """One line per lazily added command, so the usage lists every command without importing its module."""
 

@@ -25,6 +25,13 @@ def start_build(config: Any) -> None:
         raise PluginError(str(exc)) from None
     data.highlight = install_highlight_cache(config)
     data.defer_html = True  # finish_page puts the deferred HTML in
+    config["site_url"] = published_root(data.corpus)
+
+
+def published_root(corpus: Any) -> str:
+    """This version's own site, where ``Corpus.page_url`` puts its rule pages: ``site:`` in handbook.yml, then the
+    version. mkdocs.yml names no site_url, so the canonical links and the sitemap can never disagree with it."""
+    return f"{corpus.site}{corpus.version}/" if corpus.site else ""
 
 
 def finish_build(config: Any) -> None:

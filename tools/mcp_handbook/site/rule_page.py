@@ -90,7 +90,8 @@ def meta_block(data: SiteData, rule: Rule) -> str:
     if changes:
         facts.append(_fact("Last changed", f"{escape(changes[0].date)} (<code>{escape(changes[0].commit)}</code>)"))
     legend = href(LEGEND_SRC, from_src=src, directory_urls=data.directory_urls)
-    facts.append(f'<div class="hb-meta-legend"><a href="{legend}">What the badges mean</a></div>')
+    # a term and its description like every other fact: a <dl> holds only groups of <dt> and <dd>
+    facts.append(_fact("Badges", f'<a href="{legend}">What the badges mean</a>', css="hb-meta-legend"))
     return f'<dl class="hb-meta" {NOT_SEARCHED}>\n' + "\n".join(facts) + "\n</dl>\n"
 
 
