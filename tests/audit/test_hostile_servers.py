@@ -11,6 +11,7 @@ answers a byte at a time) leaves its verdicts as they are without it.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -106,7 +107,28 @@ def test_a_whole_audit_of_an_unreadable_server_is_one_finding_in_under_30_s(name
     assert run.code == 1 and run.seconds < 30, run.text
     assert "Traceback" not in run.text
     assert run.stdout.startswith("STOPPED: the server ")
-    assert [line.split(": ")[1].split(" FAIL")[0] for line in run.stdout.splitlines() if " FAIL (" in line] == ["TRN-001"]
+    assert re.findall(r"^\s*(?:\S+: )?([A-Z]+-\d+) FAIL \(", run.stdout, re.M) == ["TRN-001"]
+    statuses = _statuses(out)
+    assert len(statuses) > 60 and sum(status == "Fail" for status, _ in statuses.values()) == 1
+    assert still_running(pidfile) == []
+
+
+SILENT_AFTER_HANDSHAKE = {"tarpit": "ERR-001", "wrong_ids": "ERR-008", "closes_stdout": "ERR-001"}
+"""Servers that answer nothing a client can use after the handshake, and the rule that silence breaks."""
+
+
+@pytest.mark.parametrize("name", list(SILENT_AFTER_HANDSHAKE))
+def test_a_server_silent_after_the_handshake_is_one_finding_in_under_30_s(name: str, project_root: Path,
+                                                                          tmp_path: Path) -> None:
+    """Before, a tarpit took 80 s and a server answering under wrong ids 119 s, each with a FAIL for every rule
+    whose probe met the silence."""
+    pidfile, out = tmp_path / "pids", tmp_path / "audit.csv"
+    run = run_cli(project_root, "audit", "-o", str(out), "--", *hostile(name, "--pidfile", str(pidfile)), limit=60)
+    assert run.code == 1 and run.seconds < 30, run.text
+    assert "Traceback" not in run.text
+    assert run.stdout.startswith("STOPPED: it "), run.stdout[:400]
+    failing = re.findall(r"^\s*(?:\S+: )?([A-Z]+-\d+) FAIL \(", run.stdout, re.M)
+    assert failing == [SILENT_AFTER_HANDSHAKE[name]], run.stdout
     statuses = _statuses(out)
     assert len(statuses) > 60 and sum(status == "Fail" for status, _ in statuses.values()) == 1
     assert still_running(pidfile) == []

@@ -167,4 +167,5 @@ def summary_lines(result: AuditResult, *, outputs: list[tuple[Path, str]], manua
     elif result.stopped and not gating:
         verdict = "the audit stopped before the server could be judged: exit 1"
     lines.append(verdict + (f" ({other} other HIGH failure(s) are recommendations outside the profile)" if other else ""))
-    return opening_lines(result, corpus) + lines
+    banners = next((n for n, line in enumerate(lines) if line.startswith("audit of ")), 0)
+    return lines[:banners] + opening_lines(result, corpus) + lines[banners:]  # what must not be missed comes first
