@@ -72,3 +72,12 @@ def test_a_banner_hidden_by_block_buffering_is_seen(tmp_path: Path) -> None:
     finding = _run("stdout_jsonrpc_only", tmp_path, "trn_buffered_banner.py")
     assert (finding.status, finding.reason) == ("FAIL", "non_jsonrpc_stdout"), finding
     assert any("Starting buffered-banner server" in row for row in finding.evidence), finding.evidence
+
+
+@pytest.mark.parametrize(("subscribe", "status"), [("missing", "FAIL"), ("served", "PASS")])
+def test_an_advertised_subscription_must_be_a_method(tmp_path: Path, subscribe: str, status: str) -> None:
+    """OPS-003: ``resources.subscribe: true`` with -32601 for resources/subscribe passed before (GitHub's Go server)."""
+    finding = _run("capabilities_match", tmp_path, "ops_quirks.py", "--subscribe", subscribe)
+    assert finding.status == status, finding
+    if status == "FAIL":
+        assert finding.reason == "advertised_not_served" and "resources/subscribe is not a method" in " ".join(finding.evidence)

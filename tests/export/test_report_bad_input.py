@@ -100,7 +100,7 @@ def test_a_duplicated_row_is_reported_where_it_repeats(mini: Path, tmp_path: Pat
 @pytest.mark.parametrize(
     ("fmt", "cut_after", "expected"),
     [
-        ("csv", b"TRN-002,Cap fr", "ws.csv: row 3: has 2 fields, the header has 22 (is the file truncated?)"),
+        ("csv", b"TRN-002,Cap fr", "ws.csv: row 3: has 2 fields, the header has 23 (is the file truncated?)"),
         ("md", b"| TRN-002 | Cap fr", "ws.md: line 17: the row does not end with | (is the file truncated, or a | in a cell not written as \\|?)"),
         ("json", b'"id": "TRN-0', "ws.json: line 26, column 13: is not valid JSON: Unterminated string starting at (is the file truncated?)"),
         ("xlsx", b"PK", "ws.xlsx: is not a readable XLSX workbook (damaged or truncated?): BadZipFile: File is not a zip file"),
@@ -137,7 +137,7 @@ def test_an_empty_file_and_an_unknown_suffix_are_refused(mini: Path, tmp_path: P
 def test_a_worksheet_from_an_unknown_version_is_refused_at_its_stamp(fmt: str, mini: Path, tmp_path: Path, capsys) -> None:
     ws = export(fmt, mini, tmp_path, capsys)
     ws.write_text(ws.read_text().replace("0.1.0", "7.0.0"))
-    place = {"csv": "ws.csv: row 2, column O (doctrine_version)", "json": "ws.json: field doctrine_version"}[fmt]
+    place = {"csv": "ws.csv: row 2, column P (doctrine_version)", "json": "ws.json: field doctrine_version"}[fmt]
     assert report_problems(ws, mini, capsys) == [
         f"{place}: doctrine version '7.0.0' (commit unknown) is unknown here: not the current 0.1.0 and not in this repository's history"
     ]

@@ -97,7 +97,7 @@ def test_a_stamp_whose_version_contradicts_its_commit_is_refused(repo: Path, tmp
     ws.write_text(ws.read_text().replace(",0.1.0,", ",0.2.0,"))
     code, out, err = run("report", "ws.csv", root=repo, capsys=capsys)
     assert code == 2 and out == ""
-    assert err.splitlines()[0].startswith("ws.csv: row 2, column O (doctrine_version): the stamp is inconsistent: commit ")
+    assert err.splitlines()[0].startswith("ws.csv: row 2, column P (doctrine_version): the stamp is inconsistent: commit ")
 
 
 def test_the_same_commit_reports_no_changes(repo: Path, tmp_path: Path, capsys) -> None:

@@ -75,7 +75,7 @@ def _threats_by_id(path: Path) -> tuple[list[str], dict[str, str]]:
 def test_every_worksheet_format_carries_each_rules_threats_in_a_late_column(fmt: str, mapped: Path, tmp_path: Path, capsys) -> None:
     columns, threats = _threats_by_id(_export(mapped, fmt, tmp_path, capsys))
     # added at the end in 1.2.0, followed only by 1.3.0's clauses: older columns keep their place
-    assert columns[: len(COLUMNS)][-2:] == ["threats", "clauses"] and COLUMNS[-2:] == ("threats", "clauses")
+    assert columns[: len(COLUMNS)][-3:] == ["threats", "clauses", "page"] and COLUMNS[-3:] == ("threats", "clauses", "page")
     assert threats == {"TRN-001": "CWE-20", "TRN-002": "CWE-20", "SEC-001": SEC_THREATS, "SEC-002": "", "TST-001": ""}
 
 

@@ -71,7 +71,7 @@ def test_xlsx_restricts_status_colours_it_and_freezes_the_header(mini: Path, tmp
     rules = {r.formula[0]: r.dxf.fill.fgColor.rgb for cf in ws.conditional_formatting for r in cf.rules}
     assert set(rules) == {f'$H2="{s}"' for s in STATUSES}
     assert len(set(rules.values())) == 3, "each status has its own colour"
-    assert {str(cf.sqref) for cf in ws.conditional_formatting} == {"A2:N6"}
+    assert {str(cf.sqref) for cf in ws.conditional_formatting} == {"A2:O6"}
     assert ws.column_dimensions["B"].width >= 40 and ws.column_dimensions["I"].width >= 40
 
 

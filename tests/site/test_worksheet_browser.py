@@ -57,7 +57,7 @@ def test_a_filtered_csv_export_holds_every_row_with_answers_and_the_filters_in_v
 def _expected(corpus: Corpus, answers: dict[str, dict[str, str]], exported: dict) -> tuple[list[dict[str, str]], Stamp]:
     """The CLI's rows and stamp for the same answers; date and commit as the page stamped them (the commit
     is taken at build time; HEAD and `-dirty` may move while other work goes on)."""
-    rows = worksheet_rows(corpus.rules)
+    rows = worksheet_rows(corpus.rules, corpus)
     for r in rows:
         r.update(answers.get(r["id"], {}))
     assert re.fullmatch(r"[0-9a-f]{40}(-dirty)?|unknown", exported["commit"]), exported["commit"]
@@ -105,7 +105,7 @@ def test_an_import_with_a_bad_row_names_row_and_column_and_changes_nothing(visit
     ids = [r.id for r in corpus.rules]
     page = visit.open("worksheet/")
     answer(page, ids[0], status="Pass")
-    bad = json.loads(WRITERS["json"](worksheet_rows(corpus.rules), Stamp(corpus.version, "x", "2026-01-01")))
+    bad = json.loads(WRITERS["json"](worksheet_rows(corpus.rules, corpus), Stamp(corpus.version, "x", "2026-01-01")))
     bad["items"][0]["status"] = "Fail"
     bad["items"][-1]["status"] = "Passed"
     path = tmp_path / "bad.json"

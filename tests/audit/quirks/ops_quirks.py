@@ -6,6 +6,8 @@
   with error code N (default -32602; the TypeScript SDKs answer -32603). OPS-009 must FAIL anything but -32602.
 * ``--level-case upper|lower``: every stderr line is one JSON event with ``ts``, ``level``, ``event``; ``upper``
   writes Python's ``WARNING`` instead of the protocol's ``warning``, which OPS-008 (like OPS-009) must FAIL.
+* ``--subscribe missing|served``: it advertises ``resources: {subscribe: true}`` and serves one resource; ``missing``
+  answers ``resources/subscribe`` with -32601 (GitHub's Go server 0.12.1 does), which OPS-003 must FAIL.
 """
 
 import argparse
@@ -21,6 +23,7 @@ TOOLS = [{"name": "server_time", "description": "Return the server's clock as an
 parser = argparse.ArgumentParser()
 parser.add_argument("--unknown-level-code", type=int, default=-32602)
 parser.add_argument("--level-case", choices=("upper", "lower"), default="lower")
+parser.add_argument("--subscribe", choices=("missing", "served"))
 options = parser.parse_args()
 client_rank = None
 
@@ -56,8 +59,13 @@ def answer(message):
             log("debug", "cancel_for_unknown_request")
         return None
     if method == "initialize":
-        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}, "logging": {}},
+        capabilities = {"tools": {}, "logging": {}, **({"resources": {"subscribe": True}} if options.subscribe else {})}
+        result = {"protocolVersion": "2025-11-25", "capabilities": capabilities,
                   "serverInfo": {"name": "ops-quirks", "version": "1.0"}}
+    elif method == "resources/list" and options.subscribe:
+        result = {"resources": [{"uri": "note://today", "name": "today", "mimeType": "text/plain"}]}
+    elif method in ("resources/subscribe", "resources/unsubscribe") and options.subscribe == "served":
+        result = {}
     elif method == "tools/list":
         result = {"tools": TOOLS}  # one page; a cursor is ignored
     elif method == "logging/setLevel":

@@ -87,7 +87,7 @@ def _clause_prefix(found: RuleFinding) -> str:
 def audit_rows(corpus: Corpus, result: AuditResult, fmt: str = "md") -> list[dict[str, str]]:
     """Every rule of the corpus; the automated ones the audit checked carry status, evidence and a note."""
     by_id = {f.rule.id: f for f in result.findings}
-    rows = worksheet_rows(corpus.rules)
+    rows = worksheet_rows(corpus.rules, corpus)
     for row in rows:
         found = by_id.get(row["id"])
         if found is not None:

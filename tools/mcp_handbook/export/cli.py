@@ -61,7 +61,7 @@ def _worksheet(corpus: Corpus, args: argparse.Namespace, out: Path) -> str:
     fmt = _format(args, out)
     rules, filters = _selection(corpus, args)
     review = {name: getattr(args, name) or "" for name in REVIEW_FIELDS}
-    write_worksheet(worksheet_rows(rules), stamp_for(corpus, filters=filters, **review), fmt=fmt, path=out)
+    write_worksheet(worksheet_rows(rules, corpus), stamp_for(corpus, filters=filters, **review), fmt=fmt, path=out)
     return f"wrote {out} ({fmt}, {len(rules)} rules, doctrine {corpus.version})"
 
 

@@ -20,7 +20,7 @@ SKILL_ZIP = "mcp-server-authoring-skill.zip"
 
 
 def _worksheet(fmt: str) -> Callable[[Corpus, Stamp], str | bytes]:
-    return lambda corpus, stamp: WRITERS[fmt](worksheet_rows(corpus.rules), stamp)
+    return lambda corpus, stamp: WRITERS[fmt](worksheet_rows(corpus.rules, corpus), stamp)
 
 
 def _rules(corpus: Corpus, stamp: Stamp) -> str:

@@ -48,7 +48,7 @@ def snippet_entry(snippet: Snippet) -> dict[str, Any]:
     }
 
 
-def rule_entry(rule: Rule) -> dict[str, Any]:
+def rule_entry(rule: Rule, page: str = "") -> dict[str, Any]:
     return {
         "id": rule.id,
         "title": rule.title,
@@ -70,6 +70,7 @@ def rule_entry(rule: Rule) -> dict[str, Any]:
         "since": rule.since,
         "related": list(rule.related),
         "location": str(rule.location),
+        "page": page,
         "path": rule.path,
         "line": rule.location.line,
         "sections": list(rule.sections),
@@ -110,7 +111,7 @@ def rules_document(corpus: Corpus, rules: Iterable[Rule], stamp: Stamp) -> dict[
         ],
         "retired": _plain([dict(r) for r in corpus.retired]),
         "threat_list": threat_list(),
-        "rules": [rule_entry(r) for r in rules],
+        "rules": [rule_entry(r, corpus.page_url(r) if corpus.site else "") for r in rules],
     }
 
 

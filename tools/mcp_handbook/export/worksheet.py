@@ -21,9 +21,10 @@ from ..model import Corpus, Rule
 from .filters import FILTER_KEYS, filters_text, normalise
 
 COLUMNS = ("id", "title", "scope", "stack", "severity", "gate", "check", "status", "evidence", "notes", "basis", "applies_to", "threats",
-           "clauses")
-ADDED_COLUMNS = ("basis", "applies_to", "threats", "clauses")
-"""Columns added later (``basis`` and ``applies_to`` in doctrine 1.0.0, ``threats`` in 1.2.0, ``clauses`` in 1.3.0), last so the
+           "clauses", "page")
+ADDED_COLUMNS = ("basis", "applies_to", "threats", "clauses", "page")
+"""Columns added later (``basis`` and ``applies_to`` in doctrine 1.0.0, ``threats`` in 1.2.0, ``clauses`` in 1.3.0, ``page``
+in 1.4.0: the rule's page in the published site of the exact doctrine version the worksheet was made from), last so the
 reviewer's columns keep their letters; a worksheet exported before them still reads back."""
 READ_COLUMNS = tuple(c for c in COLUMNS if c not in ADDED_COLUMNS)
 """The columns ``report`` requires of a worksheet."""
@@ -131,12 +132,16 @@ def review_line(stamp: Stamp) -> str:
     return "".join(f"; {p}" for p in parts)
 
 
-def worksheet_rows(rules: Iterable[Rule]) -> list[dict[str, str]]:
+def worksheet_rows(rules: Iterable[Rule], corpus: Corpus | None = None) -> list[dict[str, str]]:
+    """One row per rule; ``page`` is the rule's page in the published site of ``corpus``'s version (empty without one)."""
+    def page(rule: Rule) -> str:
+        return corpus.page_url(rule) if corpus is not None and corpus.site else ""
+
     return [
         {
             "id": r.id, "title": r.title, "scope": r.scope, "basis": r.basis, "stack": r.stack, "severity": r.severity,
             "gate": r.gate, "check": r.check, "applies_to": " ".join(r.conditions), "threats": " ".join(r.threats),
-            "clauses": r.clause_summary,
+            "clauses": r.clause_summary, "page": page(r),
             "status": "", "evidence": "", "notes": "",
         }
         for r in rules

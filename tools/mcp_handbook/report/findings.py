@@ -41,6 +41,9 @@ class Item:
     threats: tuple[str, ...] = ()
     """What the rule guards against (CWE and OWASP MCP Top 10 ids), from the worksheet's doctrine: a worksheet
     made before the ``threats`` column existed reports them too."""
+    page: str = ""
+    """The rule's page in the published site of the worksheet's doctrine version (its ``page`` column; empty in a
+    worksheet made before doctrine 1.4.0)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +130,8 @@ def _items(filled: Filled, rules: dict[str, Rule], version: str) -> tuple[list[I
             continue
         seen[rule_id] = f"{entry.place.row_word} {entry.place.row}"
         items.append(Item(rule.id, rule.title, rule.severity, rule.gate, status, entry.value("evidence"), entry.value("notes"), str(entry.place),
-                          scope=rule.scope, basis=rule.basis or _legacy_basis(rule), threats=rule.threats))
+                          scope=rule.scope, basis=rule.basis or _legacy_basis(rule), threats=rule.threats,
+                          page=entry.value("page")))
     return items, problems
 
 

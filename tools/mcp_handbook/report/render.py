@@ -76,7 +76,8 @@ def render_text(report: Report) -> str:
         for item in report.failures(severity):
             outside = "" if in_profile(item.basis, report.profile) else f", outside the {report.profile} profile"
             lines.append(f"  FAIL {item.id}  {item.title}  [{finding_kind(item)}: {item.scope}, {item.basis}{outside}]")
-            lines += _indent("threats", threats_text(item.threats)) + _indent("evidence", item.evidence) + _indent("notes", item.notes)
+            lines += (_indent("threats", threats_text(item.threats)) + _indent("evidence", item.evidence)
+                      + _indent("notes", item.notes) + _indent("page", item.page))
     unfilled = report.unfilled
     lines += ["", f"Unfilled ({len(unfilled)})"]
     lines += [f"  {i.id}  {i.severity:<6}  {i.title}" for i in unfilled]
@@ -112,7 +113,7 @@ def report_data(report: Report) -> dict[str, Any]:
     def item(i: Any) -> dict[str, str]:
         return {"id": i.id, "title": i.title, "severity": i.severity, "gate": i.gate, "scope": i.scope, "basis": i.basis,
                 "kind": finding_kind(i), "in_profile": in_profile(i.basis, report.profile), "threats": list(i.threats),
-                "status": i.status, "evidence": i.evidence, "notes": i.notes, "place": i.place}
+                "status": i.status, "evidence": i.evidence, "notes": i.notes, "place": i.place, "page": i.page}
 
     return {
         "file": report.file,

@@ -34,7 +34,7 @@ REVIEW_PLACEHOLDERS = {"server_name": "e.g. acme-files", "server_version": "e.g.
 
 def worksheet_data(corpus: Corpus, *, from_src: str, directory_urls: bool = True) -> dict[str, Any]:
     """Everything the page's script needs: the format, the stamp and one row per rule."""
-    rows = ws.worksheet_rows(corpus.rules)
+    rows = ws.worksheet_rows(corpus.rules, corpus)
     for row, rule in zip(rows, corpus.rules):
         row["_url"] = href(rule_src(rule), from_src=from_src, directory_urls=directory_urls)
     return {

@@ -102,7 +102,8 @@ def reference_file(corpus: Corpus, gate: Gate, rules: Sequence[Rule]) -> str:
     blocks = []
     for rule in rules:
         summary = [f"> {rule.summary}", ""] if rule.summary else []
-        blocks.append("\n".join([rule_heading(rule), "", _meta_line(rule), "", *summary, rule_body(rule), ""]))
+        page = [f"Published page (doctrine {corpus.version}): {corpus.page_url(rule)}", ""] if corpus.site else []
+        blocks.append("\n".join([rule_heading(rule), "", _meta_line(rule), "", *summary, *page, rule_body(rule), ""]))
     return "\n".join(head) + "\n" + "\n".join(blocks)
 
 
@@ -144,7 +145,8 @@ def skill_md(corpus: Corpus, name: str, rules: Sequence[Rule], gates: Sequence[G
     ]
     for rule in high:
         summary = f" {rule.summary}" if rule.summary else ""
-        lines.append(f"- **{rule.id}** {rule.title.rstrip('.')}.{summary} ({reference_name(rule.gate)})")
+        page = f"; [page]({corpus.page_url(rule)})" if corpus.site else ""
+        lines.append(f"- **{rule.id}** {rule.title.rstrip('.')}.{summary} ({reference_name(rule.gate)}{page})")
     lines += ["", "## Gates", "", "| Gate | Reference | Rules |", "|---|---|---|"]
     for gate in gates:
         count = sum(r.gate == gate.key for r in rules)

@@ -32,6 +32,11 @@ _CREDENTIAL_KEY_SUFFIXES = ("apikey", "accesskey", "secretkey", "privatekey", "s
 _NOT_CREDENTIAL_WORDS = frozenset({"page", "next", "continuation", "pagination", "cursor", "sync", "resume", "count",
                                    "counts", "used", "max", "min", "total", "limit", "remaining", "budget", "input",
                                    "output", "prompt", "completion"})
+_ABOUT_A_CREDENTIAL = frozenset({"type", "types", "kind", "kinds", "name", "names", "status", "state", "states",
+                                 "policy", "expiry", "expires", "expiration", "format", "length", "scope", "scopes",
+                                 "filter", "label", "labels", "provider", "validity", "resolution"})
+"""The last word of a name that describes a credential rather than holds one: ``secret_type`` (a filter on the kind of
+secret-scanning alert), ``token_expiry``, ``secret_name`` (the secret itself stays where it is kept)."""
 _ASKS_FOR_CREDENTIAL = re.compile(
     r"\b(?:your|user'?s?|an?|the)\s+(?:[\w-]+\s+){0,2}?(?:api[\s_-]?key|access[\s_-]?token|auth(?:entication|orization)?"
     r"[\s_-]?token|bearer\s+token|personal\s+access\s+token|password|passphrase|client[\s_-]?secret|secret[\s_-]?key|"
@@ -79,6 +84,8 @@ def credential_name(name: str) -> bool:
     """A parameter name that asks for a credential (``api_key``, ``githubToken``, ``password``; not ``max_tokens``)."""
     words = [w.lower() for w in _WORD.findall(name)]
     flat = "".join(words)
+    if words and words[-1] in _ABOUT_A_CREDENTIAL and len(words) > 1:
+        return False  # secret_type, token_expiry: a question about a credential, not one
     if flat.endswith(_CREDENTIAL_KEY_SUFFIXES) or "pwd" in words:
         return True
     hits = [s for s in _CREDENTIAL_SUBSTRINGS if s in flat]

@@ -71,6 +71,7 @@ def capabilities_match(target: Target) -> Finding:
                              f"the server serves {len(result['tools'])} tool(s) but does not advertise the tools capability"))
         elif key in ("prompts", "resources") and isinstance(result, dict) and result.get(field):
             problems.append(("served_not_advertised", f"the server serves {key} but does not advertise the {key} capability"))
+    problems += _subscription(session, caps, target, evidence)
     logs = [m for m in session.stdout if isinstance(m.value, dict) and m.value.get("method") == "notifications/message"]
     if logs and "logging" not in caps:
         problems.append(("served_not_advertised",
@@ -79,3 +80,37 @@ def capabilities_match(target: Target) -> Finding:
         reason = next((r for r, _ in problems if r not in GENERIC_REASONS), problems[0][0])
         return failed(reason, f"{len(problems)} capability problem(s)", *[text for _, text in problems], *evidence)
     return passed(f"{len(caps)} capability(ies) advertised, each an object that works; nothing served unadvertised", *evidence)
+
+
+def _subscription(session: Any, caps: dict[str, Any], target: Target, evidence: list[str]) -> list[tuple[str, str]]:
+    """``resources.subscribe: true`` promises ``resources/subscribe`` and ``resources/unsubscribe``: a -32601 for either
+    is a feature advertised but not built (GitHub's Go server 0.12.1). Any other answer (an unknown URI refused) shows
+    the method is there. The URI is one the server lists when it lists any."""
+    resources = caps.get("resources")
+    if not isinstance(resources, dict) or resources.get("subscribe") is not True:
+        return []
+    uri = _a_listed_uri(session, target) or "hb-probe://no-such-resource"
+    found = []
+    for method in ("resources/subscribe", "resources/unsubscribe"):
+        if not target.may_request(method):
+            evidence.append(f"resources.subscribe: {method} not sent (--no-tool-calls)")
+            return found
+        try:
+            response = session.request(method, {"uri": uri}, timeout=target.timeout)
+        except WireTimeout as exc:
+            return [*found, ("advertised_not_served", f"resources.subscribe is advertised but {method} got no answer: {exc}")]
+        evidence.append(f"advertised resources.subscribe: {method} -> {compact(response, 140)}")
+        if error_code(response) == -32601:
+            found.append(("advertised_not_served",
+                          f"resources.subscribe is advertised but {method} is not a method here: {compact(response.get('error'), 120)}"))
+    return found
+
+
+def _a_listed_uri(session: Any, target: Target) -> str:
+    try:
+        listed = session.request("resources/list", {}, timeout=target.timeout).get("result") or {}
+    except WireTimeout:
+        return ""
+    items = listed.get("resources") if isinstance(listed, dict) else None
+    first = items[0] if isinstance(items, list) and items and isinstance(items[0], dict) else {}
+    return first.get("uri") if isinstance(first.get("uri"), str) else ""

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..judging import Problem, judge_each_tool
 from ..registry import probe
-from ..support import Finding, Target, tool_name, tools_of
+from ..support import Finding, Target, properties, tool_name, tools_of
 from .hidden_text import FIELDS, strings
 
 REASONS = {
@@ -79,11 +79,13 @@ def shadowing_in(text: str, own: set[str]) -> list[tuple[str, str]]:
 def _checker(own: set[str]):
     def problems(tool: dict[str, Any]) -> list[Problem]:
         name = tool_name(tool)
+        # "required when using failed_only" names the tool's own parameter, not another tool
+        known = own | set(properties(tool))
         found: list[Problem] = []
         for field in FIELDS:
             for where, text in strings(tool.get(field), f"{name}.{field}"):
                 found += [(reason, f"{where}: {reason}: matched {matched[:120]!r}")
-                          for reason, matched in shadowing_in(text, own)]
+                          for reason, matched in shadowing_in(text, known)]
         return found
 
     return problems
