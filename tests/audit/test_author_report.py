@@ -177,3 +177,14 @@ def test_the_python_baseline_server_answers_the_auditor(corpus) -> None:
                      options=AuditOptions(rules=frozenset({"TRN-001", "TOOL-013"}), sdk_baseline=False))
     assert seen.facts.answered and [t["name"] for t in seen.facts.tools] == ["echo"]
     assert {f.rule.id: f.finding.status for f in seen.findings} == {"TRN-001": "PASS", "TOOL-013": "PASS"}
+
+
+@pytest.mark.parametrize(("reason", "allowed"), [("nonzero_exit", True), ("no_exit", False)])
+def test_the_default_signal_deviation_needs_a_server_that_a_signal_ends(corpus, reason: str, allowed: bool) -> None:
+    """OPS-001 allows a quick read-only server Python's default signal actions; mcp-server-time was still running
+    10 s after SIGINT, which no default action does, and was let off before."""
+    read_only = [{"name": "now", "description": "The time.", "annotations": {"readOnlyHint": True},
+                  "inputSchema": {"type": "object", "properties": {}}}]
+    result = _result(corpus, {"OPS-002": passed("exits on EOF"), "OPS-001": failed(reason, "signals")}, tools=read_only)
+    why = sdk_baseline.DEVIATIONS["OPS-001"](result, None)
+    assert bool(why) is allowed, why

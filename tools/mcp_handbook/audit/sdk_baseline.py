@@ -302,6 +302,9 @@ def _quick_read_only(result: AuditResult, sdk: Sdk) -> str:
     eof = next((f for f in result.findings if f.rule.id == "OPS-002"), None)
     if not read_only or eof is None or eof.finding.status != "PASS":
         return ""
+    own = next((f for f in result.findings if f.rule.id == "OPS-001"), None)
+    if own is not None and (own.finding.reason == "no_exit" or "still running" in " ".join(own.finding.evidence)):
+        return ""  # a default action ends the process; one that survives a signal kept no default
     return (f"OPS-001's When to deviate: all {len(tools)} tool(s) are annotated read-only (the server's own claim) "
             "and it exits on stdin EOF (OPS-002 passed), so it may keep the default signal actions")
 
