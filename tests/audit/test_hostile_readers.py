@@ -136,3 +136,18 @@ def test_an_http_reply_dripped_a_byte_at_a_time_is_read_for_a_bounded_time(tmp_p
         listener.close()
     assert time.monotonic() - began < 4  # the reply's one deadline (1 s) plus one socket wait, not a minute
     assert answer.status == 200 and answer.body.startswith(b"{") and answer.message() is None
+
+
+@pytest.mark.parametrize("terminated", [True, False], ids=["one-long-line", "cut-at-exit"])
+def test_one_long_non_json_line_is_not_a_flood(tmp_path: Path, terminated: bool) -> None:
+    """A 6 MB answer cut short when its server was stopped mid-write was read as a flood, and every verdict of the
+    session was then not believed (SEC-023's WRONG block once read N/A under load): one line is one line."""
+    end = "\\n" if terminated else ""
+    code = ("import sys; sys.stdout.write('{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"text\":\"' + 'x' * 6_000_000"
+            f" + '{end}'); sys.stdout.flush()")
+    session = wire.WireSession(["python3", "-c", code], cwd=tmp_path, env=ENV)
+    try:
+        assert session.wait_stdout_eof(20)
+        assert session.defect == "" and not session.stdout_flooded
+    finally:
+        session.close(grace=0.2)

@@ -315,14 +315,14 @@ class WireSession(JsonRpcClient):
                 self._last_out_at = at
                 if why:
                     self._garbage_at, self._garbage_why = at, why
-                    self._note_unreadable(why, text, size)
+                    self._note_unreadable(why, text, size, terminated)
                 else:
                     self._garbage_run = (0, 0)
                 self._messages.append(msg)
                 self._all.append(msg)
             self._lock.notify_all()
 
-    def _note_unreadable(self, why: str, text: str, size: int) -> None:
+    def _note_unreadable(self, why: str, text: str, size: int, terminated: bool = True) -> None:
         """Keep what a stdout line that is not a message says about the session (the lock is held)."""
         if why != NON_JSON:
             if size > MAX_LINE_BYTES:
@@ -335,7 +335,9 @@ class WireSession(JsonRpcClient):
         self._garbage_run = (lines, size_run)
         if lines == 1:
             self._garbage_first = text[:80]
-        if not self.defect and (lines > FLOOD_LINES or size_run > FLOOD_BYTES):
+        # one long line is not a flood: a large answer cut short when its server was stopped mid-write (its last,
+        # unterminated line) must not make every verdict of the session not believed
+        if not self.defect and terminated and (lines > FLOOD_LINES or (lines > 1 and size_run > FLOOD_BYTES)):
             self.defect = (f"the server flooded stdout with non-JSON: {lines:,} lines ({size_run:,} bytes) in a row "
                            f"with no message between them (first: {self._garbage_first!r})")
 
