@@ -2,8 +2,9 @@
 
     python benchmarks/bench_real_audits.py [--only NAME ...] [--tree DIR] [--keep DIR] [--starts 3] [--jobs N]
 
-For each real server installed under ``/work/realservers`` (one venv per Python server, the npm ones under
-``npm/node_modules/.bin``; a missing one is skipped with a line that says so) it prints:
+For each real server installed under ``$HB_REAL_SERVERS`` (default ``/work/realservers``; one venv per Python
+server, the npm ones under ``npm/node_modules/.bin``; ``bash benchmarks/install_real_servers.sh`` installs them; a
+missing one is skipped with a line that says so) it prints:
   cold start  seconds from spawn to the ``initialize`` answer, the median of ``--starts`` starts
   audit       seconds of one ``mcp-handbook audit`` of the same command, run as a separate process
   ratio       audit / cold start: how many cold starts the audit costs, the figure that stays comparable
