@@ -228,7 +228,10 @@ class Corpus:
     """Where the handbook is published (``site:`` in ``content/handbook.yml``): the root above its versions."""
 
     def page_url(self, rule: Rule) -> str:
-        """The published page of ``rule`` in this doctrine version's own site (each version keeps its pages)."""
+        """The published page of ``rule`` in this doctrine version's own site (each version keeps its pages); "" when
+        the handbook names no site."""
+        if not self.site:
+            return ""
         page = rule.path.removeprefix("content/").removesuffix(".md")
         return f"{self.site}{self.version}/{page}/"
 

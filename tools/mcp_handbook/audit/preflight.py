@@ -188,13 +188,14 @@ def _liveness(facts: ServerFacts, session: Any, target: Target) -> None:
             return  # answered (a result or an error): the server is alive
         except WireTimeout:
             continue
-    if getattr(session, "defect", ""):
+    if session.defect:
         return  # the reader already named what is wrong (a flood, JSON too deep): the engine reports that
     waited = time.monotonic() - began
-    stray = [m.value.get("id") for m in getattr(session, "stdout", ())
-             if isinstance(m.value, dict) and ("result" in m.value or "error" in m.value) and m.line.at >= began - session_start(session)
+    since = began - session.started  # line times count from the session's start
+    stray = [m.value.get("id") for m in session.stdout
+             if isinstance(m.value, dict) and ("result" in m.value or "error" in m.value) and m.line.at >= since
              and m.value.get("id") not in asked]
-    closed = isinstance(session, WireSession) and session.wait_stdout_eof(0)
+    closed = session.wait_stdout_eof(0)
     if stray:
         facts.defect_probe, facts.defect_reason = INVENTED_IDS
         facts.defect = (f"it answers under ids it was never sent: asked {', '.join(map(repr, asked))}, got "
@@ -206,12 +207,6 @@ def _liveness(facts: ServerFacts, session: Any, target: Target) -> None:
         facts.defect_probe, facts.defect_reason = SILENT
         facts.defect = (f"it answers no request after the handshake{' but tools/list' if facts.tools_listed else ''}: "
                         f"ping and an unknown method went unanswered for {waited:.1f} s")
-
-
-def session_start(session: Any) -> float:
-    """The monotonic moment a session's line times count from (0 where it keeps none)."""
-    started = getattr(session, "started", None)
-    return started if isinstance(started, float) else 0.0
 
 
 DISCOVER_WAIT = 3.0

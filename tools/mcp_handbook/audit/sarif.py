@@ -39,7 +39,7 @@ MAX_MESSAGE = 1000
 
 
 def _rule_descriptor(corpus: Corpus, rule: Rule) -> dict:
-    page = corpus.page_url(rule) if corpus.site else ""
+    page = corpus.page_url(rule)
     kind = FINDING_KIND.get(rule.basis, "recommendation")
     text = f"{rule.title}\n\n{rule.summary}".strip()
     link = f"\n\n[{rule.id} in the handbook, doctrine {corpus.version}]({page})" if page else ""

@@ -60,7 +60,7 @@ def not_checked_banner(unchecked: list[RuleFinding]) -> list[str]:
 
 def page_of(rule: Rule, corpus: Corpus | None) -> str:
     """Where the author reads the rule: its published page, or its file when no corpus (and so no site) is known."""
-    return corpus.page_url(rule) if corpus is not None and corpus.site else str(rule.location)
+    return (corpus.page_url(rule) if corpus is not None else "") or str(rule.location)
 
 
 def fix_line(found: RuleFinding, corpus: Corpus | None) -> str:

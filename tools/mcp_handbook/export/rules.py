@@ -111,7 +111,7 @@ def rules_document(corpus: Corpus, rules: Iterable[Rule], stamp: Stamp) -> dict[
         ],
         "retired": _plain([dict(r) for r in corpus.retired]),
         "threat_list": threat_list(),
-        "rules": [rule_entry(r, corpus.page_url(r) if corpus.site else "") for r in rules],
+        "rules": [rule_entry(r, corpus.page_url(r)) for r in rules],
     }
 
 

@@ -135,7 +135,7 @@ def review_line(stamp: Stamp) -> str:
 def worksheet_rows(rules: Iterable[Rule], corpus: Corpus | None = None) -> list[dict[str, str]]:
     """One row per rule; ``page`` is the rule's page in the published site of ``corpus``'s version (empty without one)."""
     def page(rule: Rule) -> str:
-        return corpus.page_url(rule) if corpus is not None and corpus.site else ""
+        return corpus.page_url(rule) if corpus is not None else ""
 
     return [
         {
