@@ -7,7 +7,7 @@
 #                      to $GITHUB_STEP_SUMMARY, and set the outputs; exit 0 whatever the findings, so the SARIF is
 #                      uploaded before the gate fails the job (exit 2 only when nothing could be audited: bad inputs)
 #   audit.sh gate      exit with the audit's exit code: 1 when a HIGH rule of the gate's profile failed or the
-#                      server could not be audited
+#                      server could not be audited, 3 when none failed but some were not checked (--no-tool-calls)
 #
 # Inputs come as environment variables (action.yml maps its inputs to them):
 #   HB_COMMAND   the server's command, as shell words (with {workspace} where it takes its folder), or
@@ -108,7 +108,9 @@ audit() {
 gate() {
   local code="${HB_EXIT:-}"
   [[ "$code" =~ ^[0-9]+$ ]] || { say "no exit code from the audit step"; exit 2; }
-  if (( code == 0 )); then say "no HIGH rule of the ${HB_GATE:-baseline} profile failed"; else say "the gate failed (exit $code)"; fi
+  if (( code == 0 )); then say "no HIGH rule of the ${HB_GATE:-baseline} profile failed"
+  elif (( code == 3 )); then say "the gate failed (exit 3): HIGH rules were not checked (--no-tool-calls), so not known to pass"
+  else say "the gate failed (exit $code)"; fi
   exit "$code"
 }
 

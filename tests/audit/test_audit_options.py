@@ -95,6 +95,12 @@ def test_no_tool_calls_calls_none(corpus, tmp_path: Path) -> None:
     assert verdicts["SEC-001"][:2] == ("N/A", NOT_CHECKED) and "--no-tool-calls" in verdicts["SEC-001"][2]
     assert verdicts["TRN-001"][0] == "PASS" and verdicts["TOOL-005"][0] == "PASS"  # what needs no call is still judged
     assert not tripwire.exists()
+    # nothing failed, but HIGH rules of the gate were not checked: not a pass (exit 3), and the summary says which
+    assert [f.rule.id for f in result.withheld()] == ["ERR-005", "SEC-001"] and result.exit_code == 3
+    assert "not checked under --no-tool-calls (ERR-005, SEC-001): not known to pass: exit 3" in "\n".join(
+        summary_lines(result, outputs=[], manual=0, corpus=corpus))
+    allowed = run_audit(corpus, command, options=AuditOptions(wait=2, allow_tool_calls=None, rules=frozenset({"TRN-001"})))
+    assert allowed.withheld() == [] and allowed.exit_code == 0
 
 
 @pytest.mark.slow  # a whole audit

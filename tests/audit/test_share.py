@@ -103,3 +103,59 @@ def test_a_reader_sees_only_its_own_part_of_the_shared_session(tmp_path: Path) -
     assert _pid(seen["TST-001"]) == _pid(seen["TST-002"]), seen
     rows = [m.line.text for m in views[0].stdout] + views[0].transcript() + [ln.text for ln in views[0]._sent]
     assert any("tools/list" in r for r in rows) and not any("hb-later-turn" in r for r in rows), rows
+
+
+def _starts_servers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The probe names (threads) that spawned a server process during an audit."""
+    import subprocess
+    import threading
+
+    spawned: list[str] = []
+    real = subprocess.Popen.__init__
+
+    def counting(self, *args, **kwargs):
+        spawned.append(threading.current_thread().name.removeprefix("audit-probe-"))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", counting)
+    return spawned
+
+
+def test_a_probe_that_decides_from_the_listing_starts_no_server(tmp_path: Path, monkeypatch) -> None:
+    from mcp_handbook.probes.support import not_applicable, session_with_tools
+
+    def by_listing(target: Target):
+        _session, init, tools = session_with_tools(target)
+        return not_applicable(f"{len(tools)} tools, none with a path; {init.get('serverInfo', {}).get('name')}")
+
+    def uses_it(target: Target):
+        session, _init, tools = session_with_tools(target)
+        session.request("ping", timeout=target.timeout)
+        return passed(f"pid {session.pid}, {len(tools)} tools")
+
+    spawned = _starts_servers(monkeypatch)
+    probes = {"by_listing": Probe("by_listing", by_listing, "decides from the listing"),
+              "uses_it": Probe("uses_it", uses_it, "uses its session")}
+    result = run_audit(fake_corpus(tmp_path, {"TST-001": "by_listing", "TST-002": "uses_it"}), hostile("tiny"),
+                       options=FAST, probes=probes)
+    seen = {f.rule.id: f.finding for f in result.findings}
+    assert seen["TST-001"].status == "N/A" and seen["TST-001"].summary.startswith("2 tools"), seen
+    assert seen["TST-002"].status == "PASS" and "2 tools" in seen["TST-002"].summary, seen
+    assert "by_listing" not in spawned and spawned.count("uses_it") == 1, spawned
+
+
+def test_probes_that_start_several_servers_start_first(tmp_path: Path) -> None:
+    import time
+
+    began: dict[str, float] = {}
+
+    def noting(name: str):
+        def run(target: Target):
+            began[name] = time.monotonic()
+            return passed(name)
+        return run
+
+    probes = {n: Probe(n, noting(n), n, servers=3 if n == "wide" else 1) for n in ("one", "two", "wide")}
+    run_audit(fake_corpus(tmp_path, {"TST-001": "one", "TST-002": "two", "TST-003": "wide"}), hostile("tiny"),
+              options=AuditOptions(timeout=30, probe_timeout=10, wait=2, jobs=1), probes=probes)
+    assert began["wide"] < began["one"] < began["two"], began

@@ -207,7 +207,7 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     p = add(
         "audit", run,
         "run the doctrine's probes against a stdio MCP server, or a running Streamable HTTP one (--url), and write the "
-        "worksheet; exit 1 if any HIGH rule fails",
+        "worksheet; exit 1 if any HIGH rule fails, 3 if none failed but some were not checked under --no-tool-calls",
     )
     p.add_argument("--url", metavar="URL", help="audit the Streamable HTTP server running at URL (its MCP endpoint, "
                    "http://127.0.0.1:PORT/mcp) instead of starting a command; only the probes that work over HTTP run")
@@ -234,7 +234,8 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--allow-all-tool-calls", action="store_true", help="call any tool (only for a server you own, in a sandbox)")
     p.add_argument("--no-tool-calls", action="store_true",
-                   help="call no tool at all, not even read-only ones (tool annotations are the server's own claims)")
+                   help="call no tool at all, not even read-only ones (tool annotations are the server's own claims); the audit "
+                        "then exits 3, not 0, when no HIGH rule failed but some could not be checked")
     p.add_argument(
         "--root", dest="server_roots", action="append", metavar="DIR",
         help="a folder the server serves (repeatable; a relative DIR is inside the fresh folder each probe starts the "

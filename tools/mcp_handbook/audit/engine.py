@@ -486,6 +486,8 @@ def _queue(
         target = targets.make(name, wait=FIRST_ANSWER * wait, guard=guard, allow=options.allow_tool_calls,
                               modern=modern[name], floor=wait, crowding=_crowding(jobs))
         target.listing = listing(name)
+        if target.listing is not None and facts.opening:  # its server starts only when the probe uses its session
+            target.opening = copy.deepcopy(facts.opening)
         return Contained(name, probes[name].run, target, limit=limit)
 
     pool = SharedServers(lambda: targets.make("shared", wait=wait, guard=guard, allow=options.allow_tool_calls),
@@ -505,9 +507,10 @@ def _queue(
             lane.waiting.append(name)
         else:
             queue.append(solo(name))
-    # a probe of the server's process (signals, stdin's end, stderr at exit) waits on the process, often for the whole
-    # wait: started first, its waits overlap the others' work instead of ending the audit
-    queue = deque(sorted(queue, key=lambda run: probes[run.name].over_http))
+    # a probe that starts several servers, or one of the server's process (signals, stdin's end, stderr at exit) that
+    # waits on the process, often for the whole wait: started first, its start-ups and waits overlap the others' work
+    # instead of ending the audit
+    queue = deque(sorted(queue, key=lambda run: (-probes[run.name].servers, probes[run.name].over_http)))
     return queue, lane, verdicts
 
 

@@ -16,6 +16,11 @@ DOES_NOT_APPLY, NOT_CHECKED = "does not apply", "not checked"
 probe could not see (a not-checked rule is never reported as safe)."""
 
 
+WITHHELD_EXIT = 3
+"""The audit's exit code when no HIGH rule of the gate failed but some were not checked under ``--no-tool-calls``
+(2 is a usage error): a CI gate fails on it unless told that a partial audit is enough."""
+
+
 @dataclass(frozen=True, slots=True)
 class AuditOptions:
     """How long the audit may take and what it may do to the server."""
@@ -129,8 +134,18 @@ class AuditResult:
     def not_checked(self) -> list[RuleFinding]:
         return [f for f in self.findings if f.na == NOT_CHECKED]
 
+    def withheld(self) -> list[RuleFinding]:
+        """HIGH rules of the gate's profile left not checked because the audit was told to do nothing on the server's
+        side (``--no-tool-calls``): nothing is known of them, so they cannot count as passed."""
+        if self.options.tool_calls:
+            return []
+        return [f for f in self.not_checked() if f.rule.severity == "high" and in_profile(f.rule.basis, self.options.gate)]
+
     @property
     def exit_code(self) -> int:
         """1 when a HIGH rule of the gate's profile failed (the same gate as ``mcp-handbook report``), or when the
-        server could not be audited at all (it never completed the handshake) or to the end (:attr:`stopped`); else 0."""
-        return 1 if self.gating() or not self.facts.answered or self.stopped else 0
+        server could not be audited at all (it never completed the handshake) or to the end (:attr:`stopped`); else
+        :data:`WITHHELD_EXIT` when HIGH rules of the profile were :meth:`withheld`; else 0."""
+        if self.gating() or not self.facts.answered or self.stopped:
+            return 1
+        return WITHHELD_EXIT if self.withheld() else 0

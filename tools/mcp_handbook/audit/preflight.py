@@ -31,6 +31,8 @@ class ServerFacts:
     protocol_version: str = ""
     capabilities: dict[str, Any] = field(default_factory=dict)
     """The ``capabilities`` the server declared in its ``initialize`` result."""
+    opening: dict[str, Any] = field(default_factory=dict)
+    """The handshake's result in the era the probes speak (:attr:`era`): ``initialize``'s, else ``server/discover``'s."""
     tools: list[dict[str, Any]] = field(default_factory=list)
     tools_listed: bool = False
     paged: bool = False
@@ -125,6 +127,7 @@ def handshake(facts: ServerFacts, target: Target) -> Finding:
     if isinstance(result, dict):
         facts.startup = time.monotonic() - began
         facts.answered = facts.legacy = True
+        facts.opening = result
         _note_identity(facts, result)
         facts.eras += (f"{facts.protocol_version or '?'} (initialize)",)
     else:
@@ -246,5 +249,6 @@ def _discover(facts: ServerFacts, target: Target, *, wait: float) -> WireSession
     facts.modern = facts.answered = True
     facts.eras += ("2026-07-28 (server/discover)",)
     if not facts.legacy:
+        facts.opening = result
         _note_identity(facts, result)
     return session

@@ -162,6 +162,10 @@ def summary_lines(result: AuditResult, *, outputs: list[tuple[Path, str]], manua
     gating = len(result.gating())
     other = sum(1 for f in result.failures() if f.rule.severity == "high") - gating
     verdict = f"{gating} HIGH rule(s) of the {gate} profile failed: exit 1" if gating else f"no HIGH rule of the {gate} profile failed: exit 0"
+    if not gating and (withheld := result.withheld()):
+        verdict = (f"no HIGH rule of the {gate} profile failed, but {len(withheld)} HIGH rule(s) of it were not checked "
+                   f"under --no-tool-calls ({', '.join(f.rule.id for f in withheld[:8])}"
+                   f"{', …' if len(withheld) > 8 else ''}): not known to pass: exit {result.exit_code}")
     if not result.facts.answered:
         verdict = "the server could not be audited (no rule was checked): exit 1"
     elif result.stopped and not gating:

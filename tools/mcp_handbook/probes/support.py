@@ -141,6 +141,10 @@ class Target:
     sessions: list[WireSession | HttpSession] = field(default_factory=list)
     listing: list[dict[str, Any]] | Finding | None = None
     """The tools this target listed (or the finding that says why it could not), kept for the next probe."""
+    opening: dict[str, Any] | None = None
+    """The handshake's result (``initialize``'s, or ``server/discover``'s in 2026-07-28) a fresh server of this
+    target gives, when already known (the auditor's preflight read it): with :attr:`listing` it lets
+    :func:`session_with_tools` start the server only when a probe uses its session."""
     http_opened: list[str] = field(default_factory=list)
     """Session ids the server issued to requests sent outside any session object (:func:`~.http.send`): whoever
     ends the target may end them too (an audit by URL does, so a server it leaves running keeps none of them)."""
@@ -257,8 +261,43 @@ def list_tools(
     return tools
 
 
-def session_with_tools(target: Target, **start: Any) -> tuple[WireSession, dict[str, Any], list[dict[str, Any]]]:
-    """Handshake plus every listed tool, on one session; abort with ``no_answer`` when either is not answered."""
+class LazySession:
+    """A session whose server starts (and is met, :func:`handshake`) the first time the probe uses it.
+
+    Many probes decide from the listing alone that a rule does not apply (no tool takes a path, none runs a
+    program) and never send anything else: on a target whose listing and handshake result are already known,
+    such a probe starts no server. Every attribute is the started session's; closing one never started is a no-op."""
+
+    def __init__(self, target: Target, start: dict[str, Any]) -> None:
+        self._target, self._start, self._session = target, start, None
+
+    def _real(self) -> WireSession | HttpSession:
+        if self._session is None:
+            self._session, _result = handshake(self._target, **self._start)
+        return self._session
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real(), name)
+
+    def close(self, *args: Any, **kwargs: Any) -> Any:
+        return None if self._session is None else self._session.close(*args, **kwargs)
+
+
+def real_session(session: Any) -> Any:
+    """The session behind a :class:`LazySession` (starting it), or ``session`` itself."""
+    return session._real() if isinstance(session, LazySession) else session
+
+
+def session_with_tools(
+    target: Target, *, lazy: bool = True, **start: Any,
+) -> tuple[WireSession, dict[str, Any], list[dict[str, Any]]]:
+    """Handshake plus every listed tool, on one session; abort with ``no_answer`` when either is not answered.
+
+    When the target already knows both (:attr:`Target.opening`, :attr:`Target.listing`), the session is a
+    :class:`LazySession`: the server starts only if the probe goes on to use it. ``lazy=False`` is for a probe
+    that compares this session's own listing with a later one."""
+    if lazy and target.opening is not None and isinstance(target.listing, list):
+        return LazySession(target, start), target.opening, target.listing  # type: ignore[return-value]
     session, init = handshake(target, **start)
     try:
         tools = list_tools(session, timeout=target.timeout)
@@ -298,6 +337,7 @@ def send_request(session: WireSession, method: str, params: dict[str, Any] | Non
 def silence_reason(session: WireSession) -> str:
     """The generic reason for a request the server did not answer: it exited, or it is still there, silent (a
     server reached by URL has no process the probe can see exit)."""
+    session = real_session(session)
     if not isinstance(session, WireSession):
         return "no_answer"
     if session.wait_stdout_eof(0):  # stdout is closed: the process is gone or going, let it be reaped

@@ -54,7 +54,7 @@ def _plant_many(workspace: Path) -> None:
 
 
 @probe("list_results_capped", "listing 1,200 files returns a bounded page that says more exist", reasons=REASONS,
-       calls_tools=True)
+       calls_tools=True, shares_session=True)
 def list_results_capped(target: Target) -> Finding:
     """Put 1,200 files in the workspace; every tool call that lists them must return a bounded page
     and say that more exist."""

@@ -85,7 +85,7 @@ def differences(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> li
        reasons=REASONS, calls_tools=True, shares_session=True)
 def definitions_stable_in_session(target: Target) -> Finding:
     """List, call the read-only tools once, list again: every difference must follow a list_changed notification."""
-    session, init, first = session_with_tools(target)
+    session, init, first = session_with_tools(target, lazy=False)
     listed_at = len(session.stdout)  # an announcement counts only between the two listings, not one sent at start-up
     chosen = [t for t in callable_tools(target, first) if annotations_of(t).get("readOnlyHint") is True][:MAX_CALLED]
     if not chosen:

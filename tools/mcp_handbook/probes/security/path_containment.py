@@ -106,7 +106,7 @@ def _lay_out(root: Path, scratch: Path, kinds: list[FileKind]) -> _Layout:
     return layout
 
 
-@probe("path_containment", "paths outside the workspace are refused", calls_tools=True, reasons={
+@probe("path_containment", "paths outside the workspace are refused", calls_tools=True, shares_session=True, reasons={
     "served_outside_root": "an escape attempt was served (not refused) or an answer showed a file outside the workspace",
     "escape_unanswered": "an escape attempt was neither refused nor answered within the timeout",
     "refuses_inside_paths": "a tool refuses paths inside the workspace with the words it refuses escapes with: "

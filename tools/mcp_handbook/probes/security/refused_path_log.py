@@ -20,7 +20,8 @@ from ..support import (
 from ._file_kinds import TEXT, kinds_taken
 
 
-@probe("refused_path_logged", "a refused path is logged raw and escaped on stderr", calls_tools=True, reasons={
+@probe("refused_path_logged", "a refused path is logged raw and escaped on stderr", calls_tools=True,
+       shares_session=True, reasons={
     "attempt_not_logged": "no stderr line carries the refused path as the caller sent it",
     "log_line_forged": "a newline in a refused path started a new stderr line: the path was logged unescaped",
     "escape_not_refused": "an escape attempt was served, so there was no refusal to log (see SEC-001)",

@@ -25,7 +25,7 @@ _CALL_DEADLINE = 2.0
 _PING_DEADLINE = 1.0
 
 
-@probe("special_files_refused", "a FIFO in the workspace blocks no call", calls_tools=True, reasons={
+@probe("special_files_refused", "a FIFO in the workspace blocks no call", calls_tools=True, shares_session=True, reasons={
     "blocked_on_fifo": "a call naming (or listing) a FIFO in the workspace was not answered within 2s",
     "stopped_answering": "with a FIFO in the workspace the server stopped answering, even ping",
 })

@@ -3,7 +3,7 @@
 A client that asked for a revision and got the same one back believes the server speaks it; an echoed
 revision the server does not support makes both sides talk past each other, and an unsupported request
 answered with an old revision (instead of the newest the server has) needlessly downgrades the session.
-A session negotiates once, so the probe starts one server per question.
+A session negotiates once, so the probe starts one server per question, all at once.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import time
 
 from ..registry import probe
 from ..support import (
-    KNOWN_REVISIONS, MODERN_REVISION, compact, failed, Finding, passed, send_request, silence_reason, Target,
+    KNOWN_REVISIONS, LATEST_LEGACY, MODERN_REVISION, compact, failed, Finding, passed, send_request, silence_reason, Target,
     WireTimeout,
 )
 from ._common import control_silence, init_params
@@ -64,22 +64,30 @@ def _verdict(target: Target, problems: list[_Problem], evidence: list[str]) -> F
     return failed(reason, f"{len(problems)} negotiation problem(s)", *[text for _, text in problems[:6]], *evidence)
 
 
+def _known_answer(target: Target, offered: dict[str, str], evidence: list[str]) -> tuple[str, ...]:
+    """The revisions still to ask: the one the auditor's preflight already asked for (:data:`LATEST_LEGACY`, on a
+    fresh server of the same command, :attr:`~..support.Target.opening`) is taken from its answer, a server spared."""
+    got = (target.opening or {}).get("protocolVersion") if not target.modern else None
+    if isinstance(got, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", got):
+        offered[LATEST_LEGACY] = got
+        evidence.append(f"initialize({LATEST_LEGACY}) -> {got} (the audit's first handshake)")
+        return tuple(v for v in KNOWN_REVISIONS if v != LATEST_LEGACY)
+    return KNOWN_REVISIONS
+
+
 @probe("version_negotiation", "supported versions are echoed, unsupported ones answered with a supported one",
-       over_http=True, reasons=REASONS)
+       over_http=True, reasons=REASONS, servers=6)
 def version_negotiation(target: Target) -> Finding:
     """Initialize with unsupported and with known revisions: supported ones are echoed, others never are."""
     bogus = ("1999-01-01", MODERN_REVISION)  # older than any revision; newer than any with a handshake
     offered: dict[str, str] = {}
     problems: list[_Problem] = []
     evidence: list[str] = []
-    _ask_versions(target, bogus, offered, problems, evidence)
+    _ask_versions(target, bogus + _known_answer(target, offered, evidence), offered, problems, evidence)
     for version in bogus:
         if offered.get(version) == version:
             problems.append(("echoed_unsupported",
                              f"the unsupported version {version!r} was echoed: the client now believes the server speaks it"))
-    if problems:  # decided already: spare the known-revision round
-        return _verdict(target, problems, evidence)
-    _ask_versions(target, KNOWN_REVISIONS, offered, problems, evidence)
     supported = {v for v in offered.values() if v not in bogus}
     for version in KNOWN_REVISIONS:
         if version in supported and offered.get(version, version) != version:
