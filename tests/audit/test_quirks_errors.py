@@ -213,3 +213,36 @@ def test_a_zod_issue_list_as_a_protocol_error_fails(run_probe, where: str) -> No
 def test_a_protocol_error_written_for_the_client_passes(run_probe) -> None:
     finding = run_probe("clean_protocol_errors", "err_zod_protocol", "--clean")
     assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
+
+
+# -- 8. ERR-005 without a tool that fails on purpose: plausible wrong values provoke the leak --------------------
+
+@pytest.mark.parametrize(("leak", "reason", "shown"), [
+    ("path", "leaked_internals", "[Errno 21] Is a directory"),
+    ("runtime", "leaked_exception_text", "'NoneType' object has no attribute"),
+])
+def test_safe_failure_provokes_a_handler_leak(run_probe, leak: str, reason: str, shown: str) -> None:
+    finding = run_probe("safe_tool_failure", "err_handler_leaks", "--leak", leak)
+    assert (finding.status, finding.reason) == ("FAIL", reason), (finding.summary, finding.evidence)
+    assert any("get_time(zone=" in row and shown in row for row in finding.evidence), finding.evidence
+
+
+@pytest.mark.parametrize("leak", ["authored", "workspace"])
+def test_safe_failure_leaves_authored_refusals_and_configured_paths_alone(run_probe, leak: str) -> None:
+    finding = run_probe("safe_tool_failure", "err_handler_leaks", "--leak", leak)
+    assert finding.status == "N/A", (finding.reason, finding.summary, finding.evidence)
+    assert "showed no exception text" in finding.summary and "not checked" in finding.summary
+
+
+@pytest.mark.parametrize(("text", "mark"), [
+    ("Invalid timezone: [Errno 21] Is a directory: 'x'", "[Errno N]"), ("ValueError: bad", "class"),
+    ("duckdb.duckdb.ParserException: near", "class"), ("TypeError: Cannot read properties of undefined (reading 'a')", "class"),
+    ("Error: 'NoneType' object has no attribute 'x'", "runtime"), ("boom [type=int_parsing, input_value='a']", "pydantic"),
+    ("Error: Unknown tool: x", ""), ("Database error: the table 'x' does not exist", ""), ("Invalid Error: code 3", ""),
+    ("SQLITE_ERROR: near \"WHERE\": syntax error", ""),
+])
+def test_exception_text_is_told_from_an_authors_message(text: str, mark: str) -> None:
+    from mcp_handbook.probes.errors._common import exception_text
+
+    found = exception_text(text)
+    assert bool(found) == bool(mark), found
