@@ -246,3 +246,19 @@ def test_exception_text_is_told_from_an_authors_message(text: str, mark: str) ->
 
     found = exception_text(text)
     assert bool(found) == bool(mark), found
+
+
+# -- 9. ERR-004: a lax validator's coercions are a handler run on arguments the schema forbids -------------------
+
+def test_validation_before_handler_fails_lax_coercion(run_probe) -> None:
+    finding = run_probe("validation_before_handler", "err_lax_coercion", "--mode", "lax")
+    assert (finding.status, finding.reason) == ("FAIL", "invalid_call_accepted"), (finding.summary, finding.evidence)
+    shown = "\n".join(finding.evidence)
+    assert "list_items with 'limit' given the string '3' where the schema says integer" in shown, shown
+    assert "'limit' given the boolean true" in shown and "'verbose' given the string 'true'" in shown, shown
+
+
+def test_validation_before_handler_passes_strict_types(run_probe) -> None:
+    finding = run_probe("validation_before_handler", "err_lax_coercion", "--mode", "strict")
+    assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
+    assert "given the string '3'" in "\n".join(finding.evidence)

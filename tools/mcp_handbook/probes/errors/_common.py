@@ -12,7 +12,7 @@ from typing import Any
 
 from ..schemas import code_params, declared, input_schema, resolve, schema_valid_arguments, string_example, valid_against
 from ..support import (
-    Message, Target, WireSession, ask, compact, error_code, fill_arguments, is_error_result, properties, responses,
+    Message, Target, WireSession, ask, compact, error_code, fill_arguments, fill_value, is_error_result, properties, responses,
     schema_type, text_blocks,
 )
 
@@ -123,6 +123,39 @@ def bad_cases(tool: dict[str, Any]) -> list[tuple[str, dict[str, Any], str]]:
             over = int(schema["maximum"]) + 1
             cases.append((f"'{name}' above maximum {schema['maximum']}", {**fill_arguments(tool), name: over}, name))
             break
+    return cases
+
+
+def _confusions(kind: str, valid: Any) -> list[tuple[str, Any]]:
+    """(what, value) of another JSON type that a lax validator turns into ``valid``'s type (pydantic's lax mode
+    parses "1" and true as the integer 1, "true" and 1 as true; a JavaScript ``Number()`` or ``!!`` does alike)."""
+    if kind in ("integer", "number") and isinstance(valid, (int, float)) and not isinstance(valid, bool):
+        return [(f"the string {str(valid)!r}", str(valid)), ("the boolean true", True)]
+    if kind == "boolean":
+        return [("the string 'true'", "true"), ("the number 1", 1)]
+    if kind == "string":
+        return [("the number 1", 1)]
+    return []
+
+
+def coercion_cases(tool: dict[str, Any], base: dict[str, Any]) -> list[tuple[str, dict[str, Any], str]]:
+    """(label, arguments, offending field) for type confusions a lax validator lets through: a numeric string or a
+    boolean for an integer or number, a string or a number for a boolean, a number for a string. The other
+    arguments are ``base``, a call the tool answered with an ordinary result, so a success can only mean its
+    handler ran on the confused value; a case is kept only when the schema refuses it (so ``anyOf`` [integer,
+    string] is left alone)."""
+    schema = input_schema(tool)
+    cases: list[tuple[str, dict[str, Any], str]] = []
+    for name, sub in declared(schema).items():
+        sub = resolve(sub, schema)
+        if not isinstance(sub, dict) or {"enum", "const"} & sub.keys():
+            continue
+        kind = schema_type(sub)
+        valid = base.get(name, fill_value(sub))
+        for what, value in _confusions(kind, valid):
+            args = {**base, name: value}
+            if not valid_against(schema, args):
+                cases.append((f"'{name}' given {what} where the schema says {kind}", args, name))
     return cases
 
 
