@@ -172,7 +172,8 @@ def test_ordinary_output_that_mentions_errors_is_not_a_failure(run_probe) -> Non
     ("Error executing tool read: boom", True), ("Could not read x", True),
     ("Traceback (most recent call last):\n  File \"x.py\", line 1", True),
     ("3 lines, 1 error", False), ("Errors found: 0", False), ("error_rate,0.01", False), ("", False),
-    ("Invalidation queue is empty", False),
+    ("Invalidation queue is empty", False), ("Database error: Parser Error: syntax error", True),
+    ("No error: all rows loaded", False),
 ])
 def test_failure_text_is_read_from_its_opening(text: str, fails: bool) -> None:
     from mcp_handbook.probes.errors._common import reported_failure
@@ -262,3 +263,19 @@ def test_validation_before_handler_passes_strict_types(run_probe) -> None:
     finding = run_probe("validation_before_handler", "err_lax_coercion", "--mode", "strict")
     assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
     assert "given the string '3'" in "\n".join(finding.evidence)
+
+
+# -- 10. ERR-002 judges the handler's own failures: an unknown tool, SQL that does not parse ----------------------
+
+def test_tool_failures_reads_unknown_tool_and_bad_sql_answers(run_probe) -> None:
+    finding = run_probe("tool_failures_are_results", "err_sql_text_failures", "--mode", "text")
+    assert (finding.status, finding.reason) == ("FAIL", "failure_reported_as_success"), (finding.summary, finding.evidence)
+    shown = "\n".join(finding.evidence)
+    assert "hb_no_such_tool (a tool never listed): a refusal sent as a success" in shown, shown
+    assert "(SQL that does not parse): a refusal sent as a success" in shown and "Database error:" in shown, shown
+
+
+def test_tool_failures_passes_flagged_sql_failures(run_probe) -> None:
+    finding = run_probe("tool_failures_are_results", "err_sql_text_failures", "--mode", "flagged")
+    assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
+    assert any("SQL that does not parse" in row for row in finding.evidence), finding.evidence

@@ -31,11 +31,12 @@ PYDANTIC_DUMP = re.compile(r"\b\d+ validation errors? for \w+|\[type=[\w.]+(?:, 
 JSONSCHEMA_DUMP = re.compile(r"Failed validating '\w+' in (?:meta)?schema")
 """``str()`` of a Python jsonschema ValidationError (the schema and the instance follow it)."""
 FAILURE_TEXT = re.compile(
-    r"\A\s*(?:\w*(?:error|exception)\b\s*[:!\-\[]|(?:error|failure)\s+(?:to|while|when|in|during|reading|opening|"
+    r"\A\s*(?:(?:(?!no\s)\w+\s)?\w*(?:error|exception)\b\s*[:!\-\[]|(?:error|failure)\s+(?:to|while|when|in|during|reading|opening|"
     r"executing|calling|running|processing)\b|failed\b|invalid\b|cannot\b|can't\b|could\s+not\b|unable\s+to\b|"
     r"no\s+such\s+file\b|permission\s+denied\b|access\s+denied\b)"
     r"|Traceback \(most recent call last\)|\bENOENT\b", re.I)
 """A tool result's text that plainly reports a failure: it *opens* with one (``Error: ...``, ``ValueError: ...``,
+``Database error: ...``,
 ``Error executing tool ...``, ``Failed to ...``, ``Invalid path ...``, ``Cannot ...``, ``Could not ...``), or
 carries a Python traceback or Node's ``ENOENT``. Only the opening counts for words, so a tool whose ordinary output
 mentions an error further on ("3 lines, 1 error") is not read as failing."""
