@@ -279,3 +279,14 @@ def test_tool_failures_passes_flagged_sql_failures(run_probe) -> None:
     finding = run_probe("tool_failures_are_results", "err_sql_text_failures", "--mode", "flagged")
     assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
     assert any("SQL that does not parse" in row for row in finding.evidence), finding.evidence
+
+
+# -- 11. UX-015 asks a SQL tool for a large result, and a refusal is no ordinary answer -----------------------------
+
+@pytest.mark.parametrize(("cap", "status"), [("0", "FAIL"), ("100", "PASS")])
+def test_output_budget_asks_a_sql_tool_for_many_rows(run_probe, cap: str, status: str) -> None:
+    finding = run_probe("tool_output_within_budget", "err_sql_text_failures", "--cap", cap)
+    assert finding.status == status, (finding.reason, finding.summary, finding.evidence)
+    if status == "FAIL":
+        assert finding.reason == "over_budget" and "WITH RECURS" in finding.evidence[0], finding.evidence
+    assert "Database error" not in "\n".join(finding.evidence)
