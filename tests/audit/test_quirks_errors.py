@@ -172,7 +172,8 @@ def test_ordinary_output_that_mentions_errors_is_not_a_failure(run_probe) -> Non
     ("Error executing tool read: boom", True), ("Could not read x", True),
     ("Traceback (most recent call last):\n  File \"x.py\", line 1", True),
     ("3 lines, 1 error", False), ("Errors found: 0", False), ("error_rate,0.01", False), ("", False),
-    ("Invalidation queue is empty", False),
+    ("Invalidation queue is empty", False), ("Database error: Parser Error: syntax error", True),
+    ("No error: all rows loaded", False),
 ])
 def test_failure_text_is_read_from_its_opening(text: str, fails: bool) -> None:
     from mcp_handbook.probes.errors._common import reported_failure
@@ -213,3 +214,79 @@ def test_a_zod_issue_list_as_a_protocol_error_fails(run_probe, where: str) -> No
 def test_a_protocol_error_written_for_the_client_passes(run_probe) -> None:
     finding = run_probe("clean_protocol_errors", "err_zod_protocol", "--clean")
     assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
+
+
+# -- 8. ERR-005 without a tool that fails on purpose: plausible wrong values provoke the leak --------------------
+
+@pytest.mark.parametrize(("leak", "reason", "shown"), [
+    ("path", "leaked_internals", "[Errno 21] Is a directory"),
+    ("runtime", "leaked_exception_text", "'NoneType' object has no attribute"),
+])
+def test_safe_failure_provokes_a_handler_leak(run_probe, leak: str, reason: str, shown: str) -> None:
+    finding = run_probe("safe_tool_failure", "err_handler_leaks", "--leak", leak)
+    assert (finding.status, finding.reason) == ("FAIL", reason), (finding.summary, finding.evidence)
+    assert any("get_time(zone=" in row and shown in row for row in finding.evidence), finding.evidence
+
+
+@pytest.mark.parametrize("leak", ["authored", "workspace"])
+def test_safe_failure_leaves_authored_refusals_and_configured_paths_alone(run_probe, leak: str) -> None:
+    finding = run_probe("safe_tool_failure", "err_handler_leaks", "--leak", leak)
+    assert finding.status == "N/A", (finding.reason, finding.summary, finding.evidence)
+    assert "showed no exception text" in finding.summary and "not checked" in finding.summary
+
+
+@pytest.mark.parametrize(("text", "mark"), [
+    ("Invalid timezone: [Errno 21] Is a directory: 'x'", "[Errno N]"), ("ValueError: bad", "class"),
+    ("duckdb.duckdb.ParserException: near", "class"), ("TypeError: Cannot read properties of undefined (reading 'a')", "class"),
+    ("Error: 'NoneType' object has no attribute 'x'", "runtime"), ("boom [type=int_parsing, input_value='a']", "pydantic"),
+    ("Error: Unknown tool: x", ""), ("Database error: the table 'x' does not exist", ""), ("Invalid Error: code 3", ""),
+    ("SQLITE_ERROR: near \"WHERE\": syntax error", ""),
+])
+def test_exception_text_is_told_from_an_authors_message(text: str, mark: str) -> None:
+    from mcp_handbook.probes.errors._common import exception_text
+
+    found = exception_text(text)
+    assert bool(found) == bool(mark), found
+
+
+# -- 9. ERR-004: a lax validator's coercions are a handler run on arguments the schema forbids -------------------
+
+def test_validation_before_handler_fails_lax_coercion(run_probe) -> None:
+    finding = run_probe("validation_before_handler", "err_lax_coercion", "--mode", "lax")
+    assert (finding.status, finding.reason) == ("FAIL", "invalid_call_accepted"), (finding.summary, finding.evidence)
+    shown = "\n".join(finding.evidence)
+    assert "list_items with 'limit' given the string '3' where the schema says integer" in shown, shown
+    assert "'limit' given the boolean true" in shown and "'verbose' given the string 'true'" in shown, shown
+
+
+def test_validation_before_handler_passes_strict_types(run_probe) -> None:
+    finding = run_probe("validation_before_handler", "err_lax_coercion", "--mode", "strict")
+    assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
+    assert "given the string '3'" in "\n".join(finding.evidence)
+
+
+# -- 10. ERR-002 judges the handler's own failures: an unknown tool, SQL that does not parse ----------------------
+
+def test_tool_failures_reads_unknown_tool_and_bad_sql_answers(run_probe) -> None:
+    finding = run_probe("tool_failures_are_results", "err_sql_text_failures", "--mode", "text")
+    assert (finding.status, finding.reason) == ("FAIL", "failure_reported_as_success"), (finding.summary, finding.evidence)
+    shown = "\n".join(finding.evidence)
+    assert "hb_no_such_tool (a tool never listed): a refusal sent as a success" in shown, shown
+    assert "(SQL that does not parse): a refusal sent as a success" in shown and "Database error:" in shown, shown
+
+
+def test_tool_failures_passes_flagged_sql_failures(run_probe) -> None:
+    finding = run_probe("tool_failures_are_results", "err_sql_text_failures", "--mode", "flagged")
+    assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
+    assert any("SQL that does not parse" in row for row in finding.evidence), finding.evidence
+
+
+# -- 11. UX-015 asks a SQL tool for a large result, and a refusal is no ordinary answer -----------------------------
+
+@pytest.mark.parametrize(("cap", "status"), [("0", "FAIL"), ("100", "PASS")])
+def test_output_budget_asks_a_sql_tool_for_many_rows(run_probe, cap: str, status: str) -> None:
+    finding = run_probe("tool_output_within_budget", "err_sql_text_failures", "--cap", cap)
+    assert finding.status == status, (finding.reason, finding.summary, finding.evidence)
+    if status == "FAIL":
+        assert finding.reason == "over_budget" and "WITH RECURS" in finding.evidence[0], finding.evidence
+    assert "Database error" not in "\n".join(finding.evidence)

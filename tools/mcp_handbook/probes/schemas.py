@@ -160,6 +160,16 @@ def _described_example(schema: dict[str, Any]) -> str | None:
     return value
 
 
+def string_example(schema: dict[str, Any]) -> str | None:
+    """The value a string property's own schema holds up as typical: its first ``examples`` entry, its ``default``,
+    or a quoted ``e.g.`` example in its description (None when it names none)."""
+    for value in ((schema.get("examples") or [None])[0] if isinstance(schema.get("examples"), list) else None,
+                  schema.get("default"), _described_example(schema)):
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
 _UNSET = object()
 
 

@@ -4,14 +4,15 @@ Hosts cap what a tool may put into the model's context: Claude Code warns above 
 more than 25,000 (``MAX_MCP_OUTPUT_TOKENS``). A result over such a cap is lost or replaced by the host, and one cut
 by the server without a word makes the model believe it saw everything. The probe puts a text file of
 :data:`LARGE_LINES` numbered lines (about 285 KB) in the workspace and calls each callable tool not annotated
-``readOnlyHint: false`` once with ordinary arguments from its schema, a path parameter set to that file. It measures
+``readOnlyHint: false`` once with ordinary arguments from its schema, a path parameter set to that file (a tool that
+takes SQL with a SELECT of 5,000 generated rows, :data:`LARGE_SQL`). It measures
 what the model reads of each answer (the text of its content blocks, or its ``structuredContent`` as JSON, whichever
 is longer) against :data:`BUDGET_CHARS` characters (25,000 tokens at four characters a token). An answer that shows
 the file's first line but not its last was cut, and must say so (a word such as "truncated", "more", "of N") and name
 how to get the rest (one of the tool's own parameters other than the path, a cursor, an offset or a page).
 
-Fair to third-party servers: tools that take no path are judged on size only; a refused call (``isError`` or a
-JSON-RPC error) is not judged; a tool that does not answer in time is not checked (:class:`~..calls.ToolCalls`).
+Fair to third-party servers: tools that take no path are judged on size only; a refused call (``isError``, a
+JSON-RPC error, or a success whose text plainly reports a failure) is not judged; a tool that does not answer in time is not checked (:class:`~..calls.ToolCalls`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from typing import Any
 from ..calls import ToolCalls
 from ..judging import main_reason
 from ..registry import probe
-from ..schemas import annotations_of, declared, input_schema, schema_valid_arguments
+from ..errors._common import reported_failure
+from ..schemas import annotations_of, code_params, declared, input_schema, schema_valid_arguments
 from ..support import PATH_PARAMS, Finding, Target, callable_tools, compact, failed, not_applicable, passed, refused, tool_name, tools_of
 
 REASONS = {
@@ -36,6 +38,10 @@ BUDGET_CHARS = 100_000
 LARGE_FILE = "hb-large-output.txt"
 LARGE_LINES = 3000
 CUT_WORDS = re.compile(r"truncat\w*|\bcut\b|\bmore\b|\bremaining\b|\bpartial\b|\bshowing\b|\bof \d[\d,]*\b|\bfirst \d", re.I)
+LARGE_SQL = ("SELECT n, 'hb-row lorem ipsum dolor sit amet' AS pad FROM (WITH RECURSIVE hb(n) AS (SELECT 1 UNION ALL "
+             "SELECT n + 1 FROM hb WHERE n < 5000) SELECT n FROM hb) AS t")
+"""A read-only SELECT of 5,000 generated rows (about 200 KB as text) that SQLite, DuckDB, PostgreSQL and MySQL 8 all
+run, and that a tool allowing only statements opening with SELECT accepts."""
 WAYS_ON = re.compile(r"cursor|offset|\bpage\b|\bstart(?:_|\s)?(?:line|byte|at)\b|\bcall\b[^.\n]{0,40}\bagain\b", re.I)
 
 
@@ -86,6 +92,20 @@ def judge(tool: dict[str, Any], text: str) -> tuple[str, str]:
     return "", f"{len(text):,} characters, cut: says {sign.group(0)!r} and names {way!r}"
 
 
+def _large_requests(tools: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(tool, arguments) to call: each tool once with ordinary arguments, a path parameter set to :data:`LARGE_FILE`;
+    a tool that takes SQL with :data:`LARGE_SQL` instead, since only a large request can show a large result."""
+    requests = []
+    for tool in tools:
+        props = declared(input_schema(tool))
+        sql = next((p for p in code_params(tool) if schema_valid_arguments(tool, **{p: LARGE_SQL}) is not None), None)
+        args = (schema_valid_arguments(tool, **{sql: LARGE_SQL}) if sql is not None else
+                schema_valid_arguments(tool, **{p: LARGE_FILE for p in PATH_PARAMS if p in props}))
+        if args is not None:
+            requests.append((tool, args))
+    return requests
+
+
 @probe("tool_output_within_budget", "tool results stay under 100,000 characters and say when and how they were cut",
        reasons=REASONS, calls_tools=True, shares_session=True)
 def tool_output_within_budget(target: Target) -> Finding:
@@ -96,14 +116,12 @@ def tool_output_within_budget(target: Target) -> Finding:
     plant_large_file(target.workspace)
     calls = ToolCalls(target, wait=target.timeout * 2)
     problems, seen = [], []
-    for tool in tools:
-        props = declared(input_schema(tool))
-        args = schema_valid_arguments(tool, **{p: LARGE_FILE for p in PATH_PARAMS if p in props})
-        if args is None:
-            continue
+    for tool, args in _large_requests(tools):
         name = tool_name(tool)
         response = calls.call(name, args)
         if response is None or refused(response):
+            continue
+        if reported_failure(response) is not None:  # a refusal sent as a success is not an ordinary answer
             continue
         text = model_reads(response.get("result") or {})
         reason, detail = judge(tool, text)

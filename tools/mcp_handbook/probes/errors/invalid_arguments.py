@@ -14,13 +14,19 @@ from typing import Any
 
 from ..registry import probe
 from ..support import (
-    Finding, Target, WireTimeout, callable_tools, error_code, failed, is_error_result, not_applicable, passed, refused,
-    session_with_tools, show, text_blocks,
+    PATH_PARAMS, Finding, Target, WireTimeout, callable_tools, compact, error_code, failed, is_error_result, not_applicable, passed, refused,
+    session_with_tools, show, string_params, text_blocks, tool_name,
 )
-from ._common import SEP_1303, bad_cases, call, changed, describe, quiet_workspace, snapshot, validator_dump
+from ..schemas import annotations_of, schema_valid_arguments
+from ._common import (
+    SEP_1303, bad_cases, call, changed, coercion_cases, describe, quiet_workspace, reported_failure, snapshot,
+    validator_dump,
+)
 
 MAX_INVALID_CALLS = 30
-"""Invalid calls the ERR-004 probe makes at most (up to five per tool)."""
+"""Invalid calls the ERR-004 probe makes at most from :func:`._common.bad_cases` (up to five per tool)."""
+MAX_COERCION_CALLS = 16
+"""Type confusions the ERR-004 probe sends at most (up to four per tool): :func:`._common.coercion_cases`."""
 
 
 def _client_text(response: dict[str, Any]) -> str:
@@ -94,6 +100,24 @@ def invalid_arguments_feedback(target: Target) -> Finding:
     return passed("invalid arguments came back as isError results naming the field", *evidence)
 
 
+def _answered_call(session, target: Target, tool: dict[str, Any]) -> dict[str, Any] | None:
+    """Valid arguments the tool answers with an ordinary result (not refused, no text that reports a failure):
+    those its schema suggests, else with each path parameter set to the served folder ("."), as a git server wants
+    its repository; None when neither is answered so (then a refusal of a confused value proves nothing)."""
+    first = schema_valid_arguments(tool)
+    if first is None:
+        return None
+    paths = {p: "." for p in string_params(tool, PATH_PARAMS)}
+    for n, args in enumerate([first, {**first, **paths}] if paths else [first]):
+        try:
+            response = call(session, f"hb-ordinary-{tool_name(tool)}-{n}", tool_name(tool), args, timeout=target.timeout)
+        except WireTimeout:
+            return None
+        if not refused(response) and reported_failure(response) is None:
+            return args
+    return None
+
+
 @probe("validation_before_handler", "arguments the schema forbids never reach a handler", calls_tools=True,
        reasons={
            "invalid_call_changed_workspace": "a call with arguments the schema forbids changed the workspace: "
@@ -107,6 +131,10 @@ def validation_before_handler(target: Target) -> Finding:
     session, _init, listed = session_with_tools(target)
     tools = callable_tools(target, listed)
     calls = [(t["name"], c) for t in tools for c in bad_cases(t)[:5]][:MAX_INVALID_CALLS]
+    mild = [t for t in tools if annotations_of(t).get("readOnlyHint") is not False]  # an accepted confusion runs it
+    confusions = [(t["name"], c) for t in mild if (base := _answered_call(session, target, t)) is not None
+                  for c in coercion_cases(t, base)[:4]]
+    calls += confusions[:MAX_COERCION_CALLS]
     if not calls:
         return not_applicable("no callable tool declares constraints that arguments can break")
     quiet = quiet_workspace(session, target)
@@ -122,12 +150,15 @@ def validation_before_handler(target: Target) -> Finding:
         row = f"{name} with {label} -> {describe(response)}"
         evidence.append(row)
         if not refused(response):
-            problems.append(("invalid_call_accepted", f"the handler ran on invalid input: {row}"))
+            problems.append(("invalid_call_accepted", f"the handler ran on invalid input: {name} with {label} "
+                             f"({compact(args, 120)}) -> {describe(response)}"))
     touched = changed(before, snapshot(target.workspace)) if quiet else []
     if touched:
         problems.insert(0, ("invalid_call_changed_workspace", f"invalid calls changed the workspace: {', '.join(touched[:5])}"))
     if problems:
-        return failed(problems[0][0], f"{len(problems)} invalid call(s) reached a handler",
+        coerced = sum(1 for _r, text in problems if any(f"{n} with {c[0]} (" in text for n, c in confusions))
+        kinds = f" ({coerced} of them type confusions a lax validator coerced)" if coerced else ""
+        return failed(problems[0][0], f"{len(problems)} invalid call(s) reached a handler{kinds}",
                       *(text for _reason, text in problems), *evidence[:12])
     unchanged = "; the workspace is unchanged" if quiet else ""
     return passed(f"{len(calls)} invalid calls refused before any handler ran{unchanged}", *evidence[:12])
