@@ -81,6 +81,15 @@ def static_rules(corpus: Corpus) -> list[Rule]:
     return [r for r in corpus.rules if r.gate in STATIC_GATES and r.check == "automated" and r.probe]
 
 
+def listing_only(rule: Rule) -> bool:
+    """Whether ``rule`` is judged here from the listing alone: a static-gate rule whose registered probe does not call
+    tools (the skill's index names these as the ones ``scripts/check_tool.py`` checks)."""
+    from ..probes import PROBES
+
+    probe = PROBES.get(rule.probe)
+    return rule.gate in STATIC_GATES and rule.check == "automated" and probe is not None and not probe.calls_tools
+
+
 def _validated(tools: Any) -> list[dict[str, Any]]:
     if not isinstance(tools, list):
         raise ValueError(f"a tool listing is a JSON array of tool objects, not {type(tools).__name__}")
@@ -96,7 +105,7 @@ def check_tool_listing(tools: Sequence[dict[str, Any]], corpus: Corpus | None = 
     from ..probes import PROBES
 
     listing = _validated(list(tools) if isinstance(tools, (list, tuple)) else tools)
-    corpus = corpus if corpus is not None else _default_corpus()
+    corpus = corpus if corpus is not None else default_corpus()
     findings: list[StaticFinding] = []
     with tempfile.TemporaryDirectory(prefix="mcp-handbook-static-") as folder:
         verdicts: dict[str, tuple[str, str, str, tuple[str, ...], bool]] = {}
@@ -132,7 +141,7 @@ def check_tool_definition(tool: dict[str, Any], corpus: Corpus | None = None) ->
     return check_tool_listing([tool], corpus)
 
 
-def _default_corpus() -> Corpus:
+def default_corpus() -> Corpus:
     """The doctrine the installed tool carries, else the checkout this module runs from."""
     from .. import load_corpus
     from ..installed import packaged_root
