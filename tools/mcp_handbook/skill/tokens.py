@@ -20,14 +20,14 @@ CHARS_PER_TOKEN = 4
 
 @functools.cache
 def _encoder() -> Callable[[str], list[int]] | None:
-    try:
-        import bpe_openai
-    except ImportError:
-        return None
-    with warnings.catch_warnings():  # it reads its encoding with importlib.resources.open_binary, deprecated
+    with warnings.catch_warnings():  # it reads its encodings with importlib.resources.open_binary, deprecated
         warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            import bpe_openai
+        except ImportError:
+            return None
         encode = bpe_openai.get_encoding(ENCODING).encode
-        encode("loaded")  # the encoding's data is read on first use: read it here, warning silenced
+        encode("loaded")  # any data still read lazily is read here, with the warning silenced
     return encode
 
 
