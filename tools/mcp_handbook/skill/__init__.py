@@ -51,6 +51,8 @@ def skill_files(corpus: Corpus, rules: Sequence[Rule], stamp: Stamp, *, name: st
     problem = name_problem(name)
     if problem:
         raise ValueError(problem)
+    if not rules:
+        raise ValueError("a skill bundle needs at least one rule")
     gates = [g for g in corpus.gates if any(r.gate == g.key for r in rules)]
     static = _static_ids(rules)
     in_bundle = {r.id for r in rules}
