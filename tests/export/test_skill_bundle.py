@@ -24,7 +24,7 @@ from mcp_handbook.skill import render
 from mcp_handbook.skill.render import rule_file
 from mcp_handbook.skill.tokens import count_tokens, method
 from mcp_handbook.skill.validate import (REFERENCE_MAX_TOKENS, SKILL_MD_MAX_LINES, SKILL_MD_MAX_TOKENS, bundle_problems,
-                                         folder_problems, reachable)
+                                         folder_problems, links, reachable)
 from export_helpers import run
 
 TOOLS = Path(__file__).resolve().parents[2] / "tools"
@@ -62,6 +62,16 @@ def test_the_real_bundle_holds_its_budgets(real_bundle: Path) -> None:
     assert skill.count("\n") < SKILL_MD_MAX_LINES and tokens["SKILL.md"] < SKILL_MD_MAX_TOKENS
     assert tokens["SKILL.md"] < WELL_UNDER, "SKILL.md is meant to stay well under the format's ceiling"
     assert tokens[largest] < REFERENCE_MAX_TOKENS
+
+
+def test_an_agent_that_needs_one_rule_loads_skill_md_and_that_rule_only(real_bundle: Path) -> None:
+    """SKILL.md names the file of a high-severity rule; an agent following that one link loads two files."""
+    files = _files(real_bundle)
+    target = next(href for href in links(files["SKILL.md"]) if href.endswith("/SEC-001.md"))
+    assert target == "references/rules/SEC-001.md" and files[target].startswith("# SEC-001 · ")
+    loaded = count_tokens(files["SKILL.md"]) + count_tokens(files[target])
+    print(f"\nSKILL.md + {target}: {loaded:,} tokens ({method()})")
+    assert loaded < WELL_UNDER + REFERENCE_MAX_TOKENS
 
 
 def test_the_tokenizer_is_a_real_one_where_it_installs() -> None:
