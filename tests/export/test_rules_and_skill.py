@@ -15,7 +15,8 @@ from export_helpers import run
 from mcp_handbook import load_corpus
 from mcp_handbook.export import DOWNLOADS, load_schema, write_downloads
 from mcp_handbook.export.worksheet import stamp_for
-from mcp_handbook.skill import SKILL_NAME, skill_files
+from mcp_handbook.skill import SKILL_NAME, bundle_problems, skill_files
+from mcp_handbook.skill.render import reference_name, rule_file
 
 NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
@@ -51,37 +52,47 @@ def _front_matter(text: str) -> dict:
 
 
 def _check_bundle(files: dict[str, str], rules, name: str) -> None:
+    """Valid, and each rule in exactly one file of its own, with its CORRECT code and without its WRONG code."""
+    assert bundle_problems(files, name) == []
     front = _front_matter(files["SKILL.md"])
-    assert set(front) == {"name", "description"} and front["name"] == name
+    assert set(front) == {"name", "description", "metadata"} and front["name"] == name
     assert len(name) <= 64 and NAME.match(name)
     assert 0 < len(front["description"]) <= 1024 and "Use when" in front["description"]
-    references = "\n".join(text for path, text in files.items() if path.startswith("references/"))
     body = files["SKILL.md"].split("---\n", 2)[2]
+    headed = [path for path, text in files.items() if path.endswith(".md") and re.match(r"# [A-Z]+-\d+ · ", text)]
+    assert sorted(headed) == sorted(rule_file(r.id) for r in rules), "one file per rule, and no other rule file"
     for rule in rules:
-        assert references.count(f"\n## {rule.id} · ") == 1, f"{rule.id} must have exactly one full entry"
+        section = files[rule_file(rule.id)]
+        assert section.startswith(f"# {rule.id} · {rule.title}")
         expected_inline = 1 if rule.severity == "high" else 0
-        assert body.count(f"- **{rule.id}** ") == expected_inline, f"{rule.id} inline in SKILL.md"
-    for rule in rules:
-        section = references.split(f"\n## {rule.id} · ", 1)[1].split("\n## ", 1)[0]
+        assert body.count(f"- [{rule.id}]({rule_file(rule.id)}) ") == expected_inline, f"{rule.id} inline in SKILL.md"
+        assert f"[{rule.id}](rules/{rule.id}.md)" in files[reference_name(rule.gate)], f"its gate index links {rule.id}"
         correct = [s.code.strip() for s in rule.snippets if s.kind == "correct"]
         for snippet in rule.snippets:
             code = snippet.code.strip()
             if snippet.kind == "correct":
-                assert code in section, f"{snippet.name} is in its rule's reference entry"
+                assert code in section, f"{snippet.name} is in its rule's file"
             else:  # left out, unless a CORRECT block of the same rule happens to contain the same text
                 assert code not in section or any(code in c for c in correct), f"{snippet.name} must be left out"
     for path in files:
-        if path.startswith("references/"):
+        if not path.startswith("references/rules/") and path != "SKILL.md":
             assert f"]({path})" in body, f"SKILL.md links {path}"
+
+
+def _layout(rules) -> list[str]:
+    gates = sorted({reference_name(r.gate) for r in rules})
+    return sorted(["SKILL.md", *gates, "references/threats.md", *(rule_file(r.id) for r in rules),
+                   "scripts/audit_server.sh", "scripts/check_tool.py"])
 
 
 def test_the_skill_bundle_has_valid_front_matter_and_every_rule_exactly_once(mini: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "skills" / SKILL_NAME
     code, stdout, _ = run("export", "skill", "-o", str(out), root=mini, capsys=capsys)
-    assert code == 0 and "4 reference file(s)" in stdout
+    assert code == 0 and "9 reference file(s), 2 script(s)" in stdout
     files = {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*") if p.is_file()}
-    assert sorted(files) == ["SKILL.md", "references/security.md", "references/testing.md", "references/threats.md", "references/transport.md"]
-    _check_bundle(files, load_corpus(mini).rules, SKILL_NAME)
+    rules = load_corpus(mini).rules
+    assert sorted(files) == _layout(rules)
+    _check_bundle(files, rules, SKILL_NAME)
 
 
 def test_the_skill_bundle_of_the_real_doctrine_is_valid(project_root: Path) -> None:
@@ -93,9 +104,10 @@ def test_a_filtered_skill_holds_only_the_chosen_rules(mini: Path, tmp_path: Path
     out = tmp_path / "python-servers"
     assert run("export", "skill", "-o", str(out), "--gate", "security", root=mini, capsys=capsys)[0] == 0
     files = {p.relative_to(out).as_posix(): p.read_text() for p in out.rglob("*") if p.is_file()}
-    assert sorted(files) == ["SKILL.md", "references/security.md", "references/threats.md"]
     corpus = load_corpus(mini)
-    _check_bundle(files, [r for r in corpus.rules if r.gate == "security"], "python-servers")
+    chosen = [r for r in corpus.rules if r.gate == "security"]
+    assert sorted(files) == _layout(chosen)
+    _check_bundle(files, chosen, "python-servers")
     assert "TRN-001" not in "".join(files.values())
     assert "Limited to gate=security." in _front_matter(files["SKILL.md"])["description"]
 
@@ -104,7 +116,8 @@ def test_a_new_bundle_replaces_the_old_one_whole(mini: Path, tmp_path: Path, cap
     out = tmp_path / SKILL_NAME
     run("export", "skill", "-o", str(out), root=mini, capsys=capsys)
     run("export", "skill", "-o", str(out), "--gate", "testing", root=mini, capsys=capsys)
-    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == ["SKILL.md", "references/testing.md", "references/threats.md"]
+    testing = [r for r in load_corpus(mini).rules if r.gate == "testing"]
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == _layout(testing)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hb", SKILL_NAME], "no staging or old folder left behind"
 
 

@@ -144,7 +144,7 @@ def test_rules_json_names_the_list_version_and_its_categories(mapped: Path, tmp_
 def test_the_skill_bundle_names_each_rules_threats_and_maps_the_categories(mapped: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "mcp-server-authoring"
     assert run("export", "skill", "-o", str(out), root=mapped, capsys=capsys)[0] == 0
-    security = (out / "references" / "security.md").read_text()
+    security = (out / "references" / "rules" / "SEC-001.md").read_text()
     assert "threats CWE-20, MCP05 Command injection and execution, MCP01 Token mismanagement and secret exposure" in security
     threats = (out / "references" / "threats.md").read_text()
     assert OWASP_MCP_TOP10 in threats
@@ -153,5 +153,5 @@ def test_the_skill_bundle_names_each_rules_threats_and_maps_the_categories(mappe
     for c in CATEGORIES:
         section = threats.split(f"\n## {c.id}: {c.name}\n", 1)[1].split("\n## ", 1)[0]
         assert f"What a server author cannot address: {c.beyond_server}" in section
-        assert ("- **SEC-001** " in section) == (c.id in ("MCP05", "MCP01")), c.id
+        assert ("- [SEC-001](rules/SEC-001.md) " in section) == (c.id in ("MCP05", "MCP01")), c.id
     assert "](references/threats.md)" in (out / "SKILL.md").read_text()

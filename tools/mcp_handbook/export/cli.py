@@ -95,7 +95,10 @@ def _skill(corpus: Corpus, args: argparse.Namespace, out: Path) -> str:
         write_skill(out, files)
     except FileExistsError as exc:
         raise UsageError(str(exc)) from None
-    return f"wrote {out} (skill {name}: {len(rules)} rules, {len(files) - 1} reference file(s), doctrine {corpus.version})"
+    references = sum(path.startswith("references/") for path in files)
+    scripts = sum(path.startswith("scripts/") for path in files)
+    return (f"wrote {out} (skill {name}: {len(rules)} rules, {references} reference file(s), {scripts} script(s), "
+            f"doctrine {corpus.version})")
 
 
 EXPORTS: dict[str, Callable[[Corpus, argparse.Namespace, Path], str]] = {"worksheet": _worksheet, "rules": _rules, "skill": _skill}

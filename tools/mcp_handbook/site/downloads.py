@@ -16,7 +16,7 @@ DESCRIPTIONS = {
     "worksheet.json": ("Audit worksheet, JSON", "The same rows for tools; the interactive worksheet imports this file to resume a review."),
     "worksheet.xlsx": ("Audit worksheet, Excel", "The same rows as a workbook with a status drop-down."),
     "rules.json": ("Every rule as data", "All fields, summaries and WRONG/CORRECT snippets, each with the path:line it came from."),
-    "mcp-server-authoring-skill.zip": ("Agent Skill bundle", "SKILL.md plus reference files, so a coding agent can load the doctrine."),
+    "mcp-server-authoring-skill.zip": ("Agent Skill bundle", "SKILL.md, an index per gate, a file per rule and two scripts, so a coding agent loads only the rules a task needs."),
 }
 """Title and one-line purpose by file name; a file without an entry is still listed."""
 
