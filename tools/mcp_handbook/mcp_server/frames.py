@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import threading
 from typing import Any, BinaryIO
 
@@ -101,21 +102,23 @@ def judge(line: bytes) -> tuple[str | None, dict[str, Any] | None]:
 class FrameReader:
     """The SDK's stdin (``async for line in stdin``): good lines only, each bad one answered on ``writer``.
 
-    :meth:`stop` ends the stream after the line being read, as EOF would: the signal handler's way of saying no more
-    requests will be taken."""
+    The pipe is read on a daemon thread of its own, so a process that has finished is never kept alive by a read
+    still waiting for input (anyio's worker threads are not daemons: a blocked ``readline`` on one of them would hold
+    the exit). :meth:`stop` ends the stream as EOF would: the signal handler's way of taking no more requests."""
 
     def __init__(self, raw: BinaryIO, writer: LineWriter, cap: int = MAX_FRAME_BYTES) -> None:
         self._raw = raw
         self._writer = writer
         self._cap = cap
-        self._stopped = threading.Event()
+        self._lines: queue.Queue[str | None] = queue.Queue(maxsize=64)
+        self._thread: threading.Thread | None = None
 
     def stop(self) -> None:
-        self._stopped.set()
+        self._lines.put(None)
 
     def _read_line(self) -> bytes | None:
-        """The next line, or None at EOF (or after :meth:`stop`). An over-cap line is drained and answered here."""
-        while not self._stopped.is_set():
+        """The next non-blank line, or None at EOF. An over-cap line is drained and answered here."""
+        while True:
             line = self._raw.readline(self._cap + 1)
             if not line:
                 return None
@@ -130,21 +133,31 @@ class FrameReader:
             line = line.rstrip(b"\r\n")
             if line.strip():
                 return line
-        return None
+
+    def _pump(self) -> None:
+        try:
+            while (line := self._read_line()) is not None:
+                text, answer = judge(line)
+                if answer is not None:
+                    self._writer.send(answer)
+                else:
+                    self._lines.put(text + "\n")
+        except (OSError, ValueError):
+            pass  # the pipe went away: the same as EOF
+        self._lines.put(None)
 
     def __aiter__(self) -> FrameReader:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._pump, name="stdin-frames", daemon=True)
+            self._thread.start()
         return self
 
     async def __anext__(self) -> str:
-        while True:
-            line = await anyio.to_thread.run_sync(self._read_line, abandon_on_cancel=True)
-            if line is None:
-                raise StopAsyncIteration
-            text, answer = judge(line)
-            if answer is not None:
-                self._writer.send(answer)
-                continue
-            return text + "\n"
+        text = await anyio.to_thread.run_sync(self._lines.get)
+        if text is None:
+            self._lines.put(None)  # every later read sees EOF too
+            raise StopAsyncIteration
+        return text
 
 
 def claim_stdio() -> tuple[BinaryIO, BinaryIO]:

@@ -70,10 +70,14 @@ class Guard:
     async def middleware(self, ctx: Any, call_next: Any) -> Any:
         params = ctx.params if isinstance(ctx.params, Mapping) else {}
         if ctx.method == "tools/call" and params.get("name") in self._schemas:
-            problems = argument_problems(self._schemas[params["name"]], params.get("arguments") or {})
+            arguments = params.get("arguments", {})
+            if not isinstance(arguments, dict):  # not a tool's error: the request itself is malformed
+                raise MCPError(code=INVALID_PARAMS, message=f"params.arguments: expected an object, got "
+                               f"{type(arguments).__name__}")
+            problems = argument_problems(self._schemas[params["name"]], arguments)
             if problems:
-                text = (f"Invalid arguments for {params['name']}: " + "; ".join(problems)
-                        + ". Fix these and call again; the tool's inputSchema lists every argument.")
+                text = (f"Invalid arguments for {params['name']}: " + "; ".join(problems) + ".\nAction: send the "
+                        "arguments the tool's inputSchema lists, with those fixed; the same arguments fail every time.")
                 return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
         if ctx.method == "prompts/get":
             self._check_prompt(params)

@@ -80,12 +80,14 @@ class InFlight:
                 await self.idle.wait()
 
 
-async def _stop_on_signal(scope: anyio.CancelScope, inflight: InFlight, log: logging.Logger) -> None:
+async def _stop_on_signal(reader: FrameReader, inflight: InFlight, log: logging.Logger) -> None:
+    """On SIGTERM or SIGINT: take no more requests, let those in flight finish (bounded), then end the input as EOF
+    would, so the SDK's loop returns and the process exits 0."""
     with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
         async for signum in signals:
             log.info("shutting down on %s; %d request(s) in flight", signal.Signals(signum).name, inflight.count)
             await inflight.drained(SHUTDOWN_GRACE_SECONDS)
-            scope.cancel()
+            reader.stop()
             return
 
 
@@ -96,9 +98,10 @@ async def serve_stdio(server: Any, inflight: InFlight) -> None:
     log = logging.getLogger("mcp_handbook.mcp")
     raw_in, raw_out = claim_stdio()
     writer = LineWriter(raw_out)
+    reader = FrameReader(raw_in, writer)
     async with anyio.create_task_group() as tasks:
-        tasks.start_soon(_stop_on_signal, tasks.cancel_scope, inflight, log)
-        async with stdio_server(stdin=FrameReader(raw_in, writer), stdout=writer) as (read, write):  # type: ignore[arg-type]
+        tasks.start_soon(_stop_on_signal, reader, inflight, log)
+        async with stdio_server(stdin=reader, stdout=writer) as (read, write):  # type: ignore[arg-type]
             low = server._lowlevel_server  # the one private name used: MCPServer.run_stdio_async takes no streams
             await low.run(read, write, low.create_initialization_options())
         tasks.cancel_scope.cancel()  # EOF: stop waiting for a signal

@@ -8,6 +8,7 @@ started this server said so.
 
 
 import functools
+import json
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -19,6 +20,7 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from .. import __version__
+from ..bounded_json import loads as bounded_loads
 from ..audit.static_check import check_tool_definition as static_check
 from ..fields import PROFILES, SEVERITIES
 from ..model import Corpus
@@ -81,7 +83,10 @@ def find_rules_tool(corpus: Corpus) -> Tool:
             "The next_cursor of the previous page of the same query; empty for the first page."))] = "",
     ) -> RulePage:
         query = search.Query(text=text, gate=gate or "", profile=profile or "", threat=threat, severity=severity or "")
-        rules, total, next_cursor = search.page(corpus, query, limit=limit, cursor=cursor)
+        try:
+            rules, total, next_cursor = search.page(corpus, query, limit=limit, cursor=cursor)
+        except search.SearchError as exc:
+            raise ToolError(f"{exc}.{FIX_INPUT}") from None
         return RulePage(rules=[_hit(corpus, r) for r in rules], total=total, next_cursor=next_cursor)
 
     return Tool.from_function(
@@ -140,18 +145,37 @@ class ToolVerdict(BaseModel):
 
 
 STATUS_ORDER = {"FAIL": 0, "N/A": 1, "PASS": 2}
+MAX_TOOL_JSON = 256 * 1024
+FIX_INPUT = "\nAction: correct that argument and call again; the same input fails the same way every time."
+
+
+def parse_tool_json(text: str) -> dict[str, Any]:
+    """The definition the JSON text holds; a ToolError naming the line and column when it is not one object."""
+    try:
+        tool = bounded_loads(text)
+    except json.JSONDecodeError as exc:
+        raise ToolError(f"tool_json: not JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}.{FIX_INPUT}") from None
+    except ValueError as exc:
+        raise ToolError(f"tool_json: {exc}.{FIX_INPUT}") from None
+    if not isinstance(tool, dict):
+        raise ToolError(f"tool_json: a tool definition is a JSON object (one entry of tools/list), not "
+                        f"{type(tool).__name__}.{FIX_INPUT}")
+    return tool
 
 
 def check_tool_tool(corpus: Corpus) -> Tool:
+    from .. import probes  # noqa: F401 - registered now, at start, not on the first call (half a second)
+
     def check_tool_definition(
-        tool: Annotated[dict[str, Any], Field(description=(
-            "One tool definition exactly as tools/list lists it: name, description, inputSchema, annotations, and "
-            "title and outputSchema when it has them."))],
+        tool_json: Annotated[str, Field(min_length=2, max_length=MAX_TOOL_JSON, description=(
+            "One tool definition as JSON text, exactly as tools/list lists it: an object with name, description, "
+            "inputSchema, annotations, and title and outputSchema when it has them."))],
     ) -> ToolVerdict:
+        tool = parse_tool_json(tool_json)
         try:
             found = static_check(tool, corpus)
         except ValueError as exc:
-            raise ToolError(f"tool: {exc}") from None
+            raise ToolError(f"tool_json: {exc}.{FIX_INPUT}") from None
         judged = [f for f in found if f.static]
         findings = sorted((ToolFinding(rule=f.rule_id, status=f.status, reason=f.reason, summary=f.summary,
                                        evidence=list(f.evidence[:12]), fix=f.fix if f.status == "FAIL" else "",
@@ -188,7 +212,7 @@ def audit_tool(corpus: Corpus) -> Tool:
             return await anyio.to_thread.run_sync(
                 functools.partial(guard.run_audit_summary, corpus, command, gate=gate, era=era))
         except ValueError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(f"{exc}.{FIX_INPUT}") from None
 
     return Tool.from_function(
         audit_server, name="audit_server", title="Audit an MCP server",
