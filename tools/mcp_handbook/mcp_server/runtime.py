@@ -116,5 +116,13 @@ async def serve_http(server: Any, inflight: InFlight, *, host: str, port: int) -
     app = server.streamable_http_app(host=host)
     config = uvicorn.Config(app, host=host, port=port, log_config=None, log_level="info", access_log=False,
                             timeout_graceful_shutdown=int(SHUTDOWN_GRACE_SECONDS))
+    for signum in (signal.SIGTERM, signal.SIGINT):  # uvicorn raises the signal again once it has stopped, to these
+        signal.signal(signum, _exit_after_shutdown)
     await uvicorn.Server(config).serve()
-    logging.getLogger("mcp_handbook.mcp").info("shut down")
+
+
+def _exit_after_shutdown(signum: int, _frame: object) -> None:
+    """The handler uvicorn's re-raised signal meets after an orderly stop: one line, exit 0 (the default action would
+    end the process by the signal, which hosts report as a crash)."""
+    logging.getLogger("mcp_handbook.mcp").info("shut down on %s", signal.Signals(signum).name)
+    raise SystemExit(0)

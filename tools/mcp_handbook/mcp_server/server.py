@@ -264,7 +264,11 @@ def build_server(corpus: Corpus, *, allow_audit: bool = False, middleware: list[
     checks = guard.Guard({t.name: t.parameters for t in tools}, {p.name: p for p in made})
     server = MCPServer(SERVER_NAME, title="MCP Server Authoring Handbook", version=__version__,
                        instructions=INSTRUCTIONS, tools=tools, resources=rule_resources(corpus),
-                       middleware=[*(middleware or ()), checks.middleware])
+                       middleware=[*(middleware or ()), checks.middleware],
+                       # Nothing here changes while it runs (the doctrine is loaded once), so there is nothing to
+                       # subscribe to: without this the SDK serves subscriptions/listen and, at 2026-07-28, declares
+                       # listChanged and resources.subscribe, promises with nothing behind them (OPS-003, OPS-012).
+                       subscriptions=False)
     for prompt in made:
         server.add_prompt(prompt)
     return server
