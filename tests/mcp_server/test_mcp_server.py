@@ -54,6 +54,13 @@ async def test_sdk_client_lists_reads_gets_and_checks():
         assert not checked.is_error
         assert set(checked.structured_content["failed"]) == BAD_TOOL_FAILS
 
+        from mcp.shared.exceptions import MCPError
+
+        for name, arguments in (("no_such_prompt", {}), ("review_server", {}), ("review_server", {"how_it_runs": "x", "y": "z"})):
+            with pytest.raises(MCPError) as refused:
+                await client.get_prompt(name, arguments)
+            assert refused.value.error.code == -32602, (name, arguments)
+
         broken = await client.call_tool("check_tool_definition", {"tool_json": '{"name": '})
         assert broken.is_error and "line 1, column 10" in broken.content[0].text and "Action:" in broken.content[0].text
 
@@ -144,3 +151,18 @@ def test_frames_pass_good_lines_unchanged_and_cap_long_ones(tmp_path):
     reader = frames.FrameReader(io.BytesIO(b"x" * 100 + b"\n" + b'{"a":1}\n'), frames.LineWriter(out), cap=50)
     assert reader._read_line() == b'{"a":1}'
     assert json.loads(out.getvalue())["error"]["code"] == frames.INVALID_REQUEST
+
+
+@pytest.mark.slow
+def test_its_own_audit_has_no_high_failure(tmp_path):
+    """The server follows its own doctrine: an audit of it over stdio (every probe, the full profile) fails no HIGH
+    rule. About three minutes here: each probe starts a server on the SDK."""
+    out = tmp_path / "audit.json"
+    done = subprocess.run([sys.executable, "-m", "mcp_handbook.cli", "--root", str(ROOT), "audit", "-o", str(out),
+                           "--gate", "full", "--no-sdk-baseline", "--",
+                           "env", f"PYTHONPATH={TOOLS_DIR}", *server_argv()],
+                          env={"PYTHONPATH": str(TOOLS_DIR), "PATH": "/usr/bin:/bin"}, capture_output=True, text=True,
+                          timeout=900)
+    items = json.loads(out.read_text())["items"]
+    high_fails = [i["id"] for i in items if i["status"] == "Fail" and i["severity"] == "high"]
+    assert high_fails == [] and done.returncode == 0, done.stdout[-3000:]
