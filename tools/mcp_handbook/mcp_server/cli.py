@@ -25,8 +25,7 @@ def run(args: argparse.Namespace) -> int:
                          "beyond this machine")
     from . import runtime
 
-    if not args.http:
-        runtime.close_inherited_descriptors()  # before anything of this process's own is open
+    runtime.close_inherited_descriptors()  # before anything of this process's own is open
     runtime.configure_logging()
     return serve(args, doctrine_root(args)) or EXIT_OK
 
