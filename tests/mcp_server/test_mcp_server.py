@@ -84,27 +84,34 @@ async def test_find_rules_pages_and_refuses_a_foreign_cursor():
 
 
 @pytest.mark.anyio
-async def test_audit_tool_is_listed_only_when_the_operator_allows_it():
+async def test_audit_tool_is_listed_only_when_the_operator_allows_it_and_audits(tmp_path):
     from mcp import Client
 
+    server = _bad_tool_server(tmp_path)
     async with Client(_params("--allow-audit"), mode="legacy") as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert "audit_server" in tools
         assert tools["audit_server"].annotations.read_only_hint is False
         assert tools["audit_server"].annotations.destructive_hint is True
+        done = await client.call_tool("audit_server", {"command": [sys.executable, str(server)], "gate": "full"})
+        assert not done.is_error, done.content
+        assert BAD_TOOL_FAILS <= {f["rule"] for f in done.structured_content["failures"]}
+        missing = await client.call_tool("audit_server", {"command": [str(tmp_path / "no-such-program")]})
+        assert missing.is_error and "no such program" in missing.content[0].text
 
 
-def test_an_audit_of_a_server_serving_the_bad_tool_fails_the_same_rules(tmp_path):
-    from mcp_handbook import load_corpus
-    from mcp_handbook.audit.static_check import listing_only
-
-    server = tmp_path / "bad_tool_server.py"
+def _bad_tool_server(folder: Path) -> Path:
+    """A bare stdio server that lists :data:`BAD_TOOL` and nothing else."""
+    server = folder / "bad_tool_server.py"
     server.write_text(textwrap.dedent(f"""
         import json, sys
         TOOL = {BAD_TOOL!r}
         for line in sys.stdin:
-            msg = json.loads(line)
-            if "id" not in msg:
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(msg, dict) or "id" not in msg or "method" not in msg:
                 continue
             if msg["method"] == "initialize":
                 result = {{"protocolVersion": "2025-11-25", "capabilities": {{"tools": {{}}}},
@@ -115,6 +122,14 @@ def test_an_audit_of_a_server_serving_the_bad_tool_fails_the_same_rules(tmp_path
                 result = {{}}
             print(json.dumps({{"jsonrpc": "2.0", "id": msg["id"], "result": result}}), flush=True)
     """))
+    return server
+
+
+def test_an_audit_of_a_server_serving_the_bad_tool_fails_the_same_rules(tmp_path):
+    from mcp_handbook import load_corpus
+    from mcp_handbook.audit.static_check import listing_only
+
+    server = _bad_tool_server(tmp_path)
     corpus = load_corpus(ROOT)
     rules = [r.id for r in corpus.rules if listing_only(r)]
     out = tmp_path / "audit.json"
