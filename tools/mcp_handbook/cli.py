@@ -178,6 +178,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "mcp_handbook.report.cli": ("report",),
     "mcp_handbook.audit.cli": ("audit",),
     "mcp_handbook.publish": ("publish",),
+    "mcp_handbook.mcp_server.cli": ("mcp",),
 }
 """Modules that add commands, with the commands each adds: each has ``register(add)``, where
 ``add(name, fn, help)`` returns the new subcommand's ArgumentParser. Add one line here per module.
@@ -190,6 +191,7 @@ COMMAND_HELP: dict[str, str] = {
     "report": "findings from a filled worksheet; exit 1 if a HIGH item of the profile is Fail",
     "audit": "run every automated rule's probe against any stdio server and write the worksheet",
     "publish": "deploy this doctrine version's site to the gh-pages branch (mike), latest alias on the newest",
+    "mcp": "serve the handbook over MCP (stdio, or Streamable HTTP with --http): rules, worksheet, prompts, tools",
 }
 """One line per lazily added command, so the usage lists every command without importing its module."""
 
