@@ -42,7 +42,7 @@ def rule_markdown(corpus: Corpus, rule: Rule) -> str:
     lines += [f"> {rule.summary}", ""] if rule.summary else []
     page = corpus.page_url(rule)
     lines += [f"Published page (doctrine {corpus.version}): {page}", ""] if page else []
-    lines += [rule_body(rule), ""]
+    lines += [rule_body(rule, page), ""]
     lines += ["## Fix when an audit fails it", "", rule.fix, ""] if rule.fix else []
     lines += [f"Related: {', '.join(f'{r} ({INDEX_URI}/{r})' for r in rule.related)}", ""] if rule.related else []
     return "\n".join(lines)

@@ -176,6 +176,16 @@ def _sections(rule: Rule, page: str) -> list[tuple[str, list[str]]]:
     return sections
 
 
+def rule_body(rule: Rule, page: str = "") -> str:
+    """The rule's whole prose with its sections one level down (``###``), WRONG code out and CORRECT code labelled:
+    the body of a rule read alone, outside the bundle (the handbook's MCP server hands it out)."""
+    parts = []
+    for heading, body in _sections(rule, page):
+        parts += [f"### {heading}", ""] if heading else []
+        parts += [text, ""] if (text := "\n".join(body).strip()) else []
+    return "\n".join(parts).strip()
+
+
 def _checked_by(rule: Rule, static: bool) -> list[str]:
     """The generated *How it is checked* section: what proves the rule and which script runs that."""
     if rule.check != "automated" or not rule.probe:
