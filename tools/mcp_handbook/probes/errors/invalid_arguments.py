@@ -14,7 +14,7 @@ from typing import Any
 
 from ..registry import probe
 from ..support import (
-    Finding, Target, WireTimeout, callable_tools, error_code, failed, is_error_result, not_applicable, passed, refused,
+    Finding, Target, WireTimeout, callable_tools, error_code, failed, is_error_result, listed, not_applicable, passed, refused,
     session_with_tools, show, text_blocks,
 )
 from ._common import SEP_1303, bad_cases, call, changed, describe, quiet_workspace, snapshot, validator_dump
@@ -128,6 +128,6 @@ def validation_before_handler(target: Target) -> Finding:
         problems.insert(0, ("invalid_call_changed_workspace", f"invalid calls changed the workspace: {', '.join(touched[:5])}"))
     if problems:
         return failed(problems[0][0], f"{len(problems)} invalid call(s) reached a handler",
-                      *(text for _reason, text in problems), *evidence[:12])
+                      *listed(text for _reason, text in problems), *listed(evidence))
     unchanged = "; the workspace is unchanged" if quiet else ""
-    return passed(f"{len(calls)} invalid calls refused before any handler ran{unchanged}", *evidence[:12])
+    return passed(f"{len(calls)} invalid calls refused before any handler ran{unchanged}", *listed(evidence))
