@@ -3,11 +3,46 @@
 
 from __future__ import annotations
 
+import secrets
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from mcp_handbook.audit.observed import Seen, secret_in_child, unadvertised_log_messages
 from mcp_handbook.audit.powers import powers
+from mcp_handbook.audit.preflight import ServerFacts
+from mcp_handbook.probes import PROBES
 from mcp_handbook.probes.judging import judge_each_tool
-from mcp_handbook.probes.support import MAX_LISTED, Target, listed
+from mcp_handbook.probes.support import MAX_LISTED, Finding, Target, failed, listed, not_applicable, passed
 
 STRING = {"type": "string"}
+QUIRKS = Path(__file__).resolve().parent / "quirks"
+
+
+@pytest.fixture
+def run_probe(tmp_path: Path) -> Iterator:
+    """``run_probe(probe, quirk, *args)``: the probe's finding against ``quirks/QUIRK.py``, the canary masked."""
+    targets: list[Target] = []
+
+    def run(name: str, quirk: str, *args: str, allow: frozenset[str] | None = frozenset()) -> Finding:
+        canary = f"hb-canary-{secrets.token_hex(8)}"
+        workspace = tmp_path / f"ws{len(targets)}"
+        workspace.mkdir()
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+               "HB_CANARY": canary, "API_TOKEN": canary}
+        target = Target(argv=[sys.executable, str(QUIRKS / f"{quirk}.py"), *args], workspace=workspace, env=env,
+                        canary=canary, allow_tool_calls=allow, timeout=3.0)
+        targets.append(target)
+        finding = PROBES[name].run(target)
+        assert canary not in repr(finding), "evidence must mask the canary"
+        return finding
+
+    yield run
+    for target in targets:
+        target.stop_all()
 
 
 def _tool(name: str, description: str = "", **props) -> dict:
@@ -51,3 +86,57 @@ def test_a_data_uri_parameter_is_not_a_url_fetcher_but_a_url_or_data_uri_one_is(
                                                 "description": "URL or data URI of the file content to compress"})
     found = dict(powers([inline, plain, gzip]))
     assert found["fetches URLs it is given"] == ["gzip-file-as-resource (parameter 'data')"]
+
+
+# -- OPS-003: log notifications without the logging capability (mcp-server-duckdb, Python SDK 1.30) -------------
+
+def test_log_notifications_after_a_malformed_line_without_logging_advertised_fail(run_probe) -> None:
+    finding = run_probe("capabilities_match", "sdk130_logs")
+    assert (finding.status, finding.reason) == ("FAIL", "served_not_advertised"), finding
+    assert "Internal Server Error" in " ".join(finding.evidence), "the evidence names the notification seen"
+
+
+def test_a_server_that_sends_no_log_notification_still_passes(run_probe) -> None:
+    assert run_probe("capabilities_match", "sdk130_logs", "--quiet").status == "PASS"
+
+
+def _session(*messages: dict) -> SimpleNamespace:
+    return SimpleNamespace(stdout=[SimpleNamespace(value=m) for m in messages])
+
+
+LOG = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "error", "data": "Internal Server Error"}}
+
+
+def test_a_log_notification_any_probe_of_the_audit_saw_fails_ops_003() -> None:
+    facts = ServerFacts(answered=True, capabilities={"tools": {}})
+    own = passed("4 capability(ies) advertised, each an object that works; nothing served unadvertised")
+    seen = Seen(facts, {}, {"preflight": [_session()], "malformed_message_errors": [_session({"id": 1}, LOG)]})
+    finding = unadvertised_log_messages(own, seen)
+    assert (finding.status, finding.reason) == ("FAIL", "served_not_advertised")
+    assert "malformed_message_errors" in finding.summary and "Internal Server Error" in finding.evidence[0]
+    assert any(own.summary in row for row in finding.evidence), "the probe's own verdict is kept below"
+    advertised = Seen(ServerFacts(answered=True, capabilities={"logging": {}}), {}, seen.sessions)
+    assert unadvertised_log_messages(own, advertised) is own
+    assert unadvertised_log_messages(own, Seen(facts, {}, {"x": [_session({"id": 1, "result": {}})]})) is own
+
+
+# -- SEC-009: the secret handed to a child, seen by SEC-003's probe of the same audit (mcp-server-git) -----------
+
+CHILD_ROW = ("child git (pid 41, `git status`, seen by its PATH stand-in), started during git_status({}): the server's "
+             "secret in its environment (API_TOKEN=<CANARY>)")
+
+
+@pytest.mark.parametrize("own", [passed("8 call(s): the secret appears nowhere"), not_applicable("not checked: x")])
+def test_sec_009_cites_the_canary_sec_003_saw_in_a_child(own: Finding) -> None:
+    child = failed("canary_reached_child", "the server's secret reached 6 child process(es) it started", CHILD_ROW)
+    finding = secret_in_child(own, Seen(ServerFacts(answered=True), {"child_env_minimal": child}, {}))
+    assert (finding.status, finding.reason) == ("FAIL", "canary_reached_child"), finding
+    assert "child git started with the canary, see SEC-003" in finding.summary
+    assert CHILD_ROW in finding.evidence
+
+
+def test_sec_009_is_left_alone_when_sec_003_saw_no_secret_in_a_child() -> None:
+    own = passed("the secret appears nowhere")
+    inherited = failed("server_env_inherited", "variables of the server's own environment reached 1 child")
+    for verdicts in ({}, {"child_env_minimal": inherited}, {"child_env_minimal": passed("clean")}):
+        assert secret_in_child(own, Seen(ServerFacts(answered=True), verdicts, {})) is own
