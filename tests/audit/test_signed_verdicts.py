@@ -140,3 +140,24 @@ def test_sec_009_is_left_alone_when_sec_003_saw_no_secret_in_a_child() -> None:
     inherited = failed("server_env_inherited", "variables of the server's own environment reached 1 child")
     for verdicts in ({}, {"child_env_minimal": inherited}, {"child_env_minimal": passed("clean")}):
         assert secret_in_child(own, Seen(ServerFacts(answered=True), verdicts, {})) is own
+
+
+# -- SEC-008: a request that fails validation is logged with part of its secret (Python SDK 1.30) -----------------
+
+@pytest.mark.parametrize("args", [(), ("--whole",)])
+def test_part_of_a_secret_in_a_refused_request_logged_to_stderr_fails(run_probe, args: tuple[str, ...]) -> None:
+    finding = run_probe("secrets_redacted_in_logs", "sdk130_logs", *args)
+    assert (finding.status, finding.reason) == ("FAIL", "secret_in_log"), finding
+    shown = " ".join(finding.evidence)
+    assert ("<SECRET>" if args else "CHARACTERS OF THE SECRET>") in shown and "ghp_" not in shown, "no part is shown"
+
+
+def test_no_tool_call_is_needed_to_see_it(run_probe) -> None:
+    finding = run_probe("secrets_redacted_in_logs", "sdk130_logs", allow=frozenset({"none-of-its-tools"}))
+    assert (finding.status, finding.reason) == ("FAIL", "secret_in_log"), finding
+
+
+def test_a_server_that_logs_nothing_of_it_is_not_failed(run_probe) -> None:
+    finding = run_probe("secrets_redacted_in_logs", "sdk130_logs", "--quiet")
+    assert finding.status == "PASS", finding
+    assert any(row.startswith("sent, failing validation: tools/list with an object") for row in finding.evidence)
