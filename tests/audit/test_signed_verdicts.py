@@ -11,8 +11,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from mcp_handbook import load_corpus
+from mcp_handbook.audit import sdk_baseline
 from mcp_handbook.audit.observed import Seen, secret_in_child, unadvertised_log_messages
 from mcp_handbook.audit.powers import powers
+from mcp_handbook.audit.plan import AuditOptions, AuditResult, RuleFinding
 from mcp_handbook.audit.preflight import ServerFacts
 from mcp_handbook.probes import PROBES
 from mcp_handbook.probes.judging import judge_each_tool
@@ -161,3 +164,35 @@ def test_a_server_that_logs_nothing_of_it_is_not_failed(run_probe) -> None:
     finding = run_probe("secrets_redacted_in_logs", "sdk130_logs", "--quiet")
     assert finding.status == "PASS", finding
     assert any(row.startswith("sent, failing validation: tools/list with an object") for row in finding.evidence)
+
+
+# -- SDK attribution compares what was seen, not the reason alone (mcp-server-duckdb's own prompts/get) ----------
+
+RENDERED = 'a prompt that does not exist got {"jsonrpc":"2.0","id":3,"result":{"description":"No","messages":[]}}'
+SDK_ERROR = ('a prompt that does not exist got {"jsonrpc":"2.0","id":3,"error":{"code":0,"message":"Unknown prompt: '
+             'hb-no-such-prompt"}}')
+OTHER_ID = ('a prompt that does not exist got {"jsonrpc":"2.0","id":7,"error":{"code":0,"message":"Unknown prompt: '
+            'nope"}}')
+
+
+def test_behaviour_keeps_what_the_server_did_and_drops_ids_counts_and_wording() -> None:
+    assert sdk_baseline.behaviour(SDK_ERROR) == sdk_baseline.behaviour(OTHER_ID)
+    assert sdk_baseline.behaviour(RENDERED) != sdk_baseline.behaviour(SDK_ERROR), "a result is not an error"
+    assert sdk_baseline.behaviour(SDK_ERROR) != sdk_baseline.behaviour(SDK_ERROR.replace('"code":0', '"code":-32603'))
+    assert sdk_baseline.behaviour("2 inherited descriptor(s): fd 85 -> pipe:[1253781]") == \
+        sdk_baseline.behaviour("2 inherited descriptor(s): fd 90 -> pipe:[1621759]")
+
+
+@pytest.mark.parametrize("summary, inherited", [(RENDERED, False), (OTHER_ID, True)])
+def test_a_fail_is_inherited_only_when_the_minimal_server_did_the_same(project_root: Path, monkeypatch, summary: str,
+                                                                       inherited: bool) -> None:
+    corpus = load_corpus(project_root)
+    sdk = sdk_baseline.Sdk("python", "the official Python SDK (mcp)", "1.30.0", sys.executable)
+    monkeypatch.setattr(sdk_baseline, "detect", lambda argv: sdk)
+    monkeypatch.setattr(sdk_baseline, "baseline_verdicts", lambda *a, **k: ({"ERR-015": {
+        "status": "FAIL", "reason": "unknown_prompt_not_refused", "summary": SDK_ERROR}}, ""))
+    rule = corpus.rule("ERR-015")
+    found = RuleFinding(rule, rule.probe, failed("unknown_prompt_not_refused", summary), 0.1)
+    result = AuditResult(("/bin/server",), ServerFacts(answered=True), (found,), (), 1.0, AuditOptions())
+    attributed = sdk_baseline.attribute(corpus, result)
+    assert [i.rule_id for i in attributed.inherited] == (["ERR-015"] if inherited else [])
