@@ -6,7 +6,7 @@ shared far more widely than the secrets they end up holding. The probe turns on 
 fresh random value under such keys at several depths in an extra argument, and reads stderr and every
 ``notifications/message``: the value must appear in none of them.
 
-Before any tool is called it also sends requests that fail validation with a token under ``api_token``: a
+After the calls it also sends requests that fail validation with a token under ``api_token``: a
 ``tools/list`` whose cursor is an object, a line cut short, and (when tool calls are allowed) a ``tools/call``
 with no ``name``. An SDK that logs what it could not validate (the Python SDK 1.30 prints pydantic's
 ``input_value=`` with the middle of a long value cut out) writes part of the token to stderr: any
@@ -68,7 +68,7 @@ def malformed_requests(target: Target, token: str) -> list[tuple[str, bytes]]:
 @probe("secrets_redacted_in_logs", "secret-named argument values never reach a log",
        reasons={"secret_in_log": "a value sent under a secret-looking key appeared on stderr or in a log notification"})
 def secrets_redacted_in_logs(target: Target) -> Finding:
-    """Send secret-named values in requests that fail validation, then nested in arguments with debug logging on;
+    """Send secret-named values nested in arguments with debug logging on, then in requests that fail validation;
     neither stderr nor notifications may show them, whole or :data:`MIN_PART` characters of them."""
     session, init, tools = session_with_tools(target)
     secret = f"hb-logged-{_secrets.token_hex(8)}"  # not the canary: nothing in the server's environment holds it
@@ -83,14 +83,7 @@ def secrets_redacted_in_logs(target: Target) -> Finding:
             text = text.replace(part, f"<{len(part)} CHARACTERS OF THE SECRET>")
         return text
 
-    malformed = malformed_requests(target, token)
-    for what, line in malformed:
-        session.send_raw(line)
-    try:
-        session.request(trivial_method(target), {}, timeout=target.timeout)
-    except WireTimeout:
-        pass
-    evidence = [f"sent, failing validation: {'; '.join(what for what, _ in malformed)}"]
+    evidence: list[str] = []
     context = {"api_token": secret, "settings": {"client_secret": secret, "retry": 2},
                "headers": [{"Authorization": f"Bearer {secret}"}], "db": {"password": secret}}
     if "logging" in (init.get("capabilities") or {}):
@@ -104,6 +97,14 @@ def secrets_redacted_in_logs(target: Target) -> Finding:
     for name, _arguments, response in pipeline(session, calls, timeout=target.timeout) if calls else []:
         evidence.append(f"{name}(…, hb_probe_context={{api_token, settings.client_secret, headers[0].Authorization, "
                         f"db.password}}) -> {show(hide(compact(response, 10_000)), target, 140) if response else 'no answer'}")
+    malformed = malformed_requests(target, token)  # last: a server that gives up on a bad line has answered the rest
+    for _what, line in malformed:
+        session.send_raw(line)
+    try:
+        session.request(trivial_method(target), {}, timeout=target.timeout)
+    except WireTimeout:
+        pass
+    evidence.append(f"sent, failing validation: {'; '.join(what for what, _ in malformed)}")
     session.close(grace=1.0)
     stderr = [ln.text for ln in session.stderr_lines]
     notes = [m.line.text for m in session.stdout
