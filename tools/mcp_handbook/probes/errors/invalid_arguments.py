@@ -45,12 +45,12 @@ def _client_text(response: dict[str, Any]) -> str:
        }, shares_session=True)
 def invalid_arguments_feedback(target: Target) -> Finding:
     """Missing and mistyped arguments: an isError result that names the field (2025-11-25, SEP-1303)."""
-    session, init, listed = session_with_tools(target)
+    session, init, offered = session_with_tools(target)
     version = str(init.get("protocolVersion", ""))
     if version < SEP_1303:
         return not_applicable(f"the server negotiated {version or 'no version'}; before {SEP_1303} invalid "
                               "arguments were a JSON-RPC -32602 error")
-    tools = callable_tools(target, listed)
+    tools = callable_tools(target, offered)
     picked: list[tuple[str, dict[str, Any], str, str]] = []  # (tool, arguments, offending field, label)
     for kind in ("missing", "'"):
         hit = next(((t["name"], c) for t in tools for c in bad_cases(t) if c[0].startswith(kind)), None)
@@ -104,8 +104,8 @@ def invalid_arguments_feedback(target: Target) -> Finding:
        }, shares_session=True)
 def validation_before_handler(target: Target) -> Finding:
     """Send arguments the inputSchema forbids: each call refused, nothing in the workspace changed."""
-    session, _init, listed = session_with_tools(target)
-    tools = callable_tools(target, listed)
+    session, _init, offered = session_with_tools(target)
+    tools = callable_tools(target, offered)
     calls = [(t["name"], c) for t in tools for c in bad_cases(t)[:5]][:MAX_INVALID_CALLS]
     if not calls:
         return not_applicable("no callable tool declares constraints that arguments can break")

@@ -142,9 +142,9 @@ def _frame_check(target: Target, session: WireSession, values: dict[str, Any],
        })
 def bounded_fuzz(target: Target) -> Finding:
     """Adversarial arguments: every call answered once, stdout stays JSON-RPC, serving goes on."""
-    session, _init, listed = session_with_tools(target)
-    with_args = [t for t in listed if isinstance(t.get("name"), str) and properties(t)]
-    tools = [t for t in callable_tools(target, listed) if properties(t)]
+    session, _init, offered = session_with_tools(target)
+    with_args = [t for t in offered if isinstance(t.get("name"), str) and properties(t)]
+    tools = [t for t in callable_tools(target, offered) if properties(t)]
     if not with_args:
         return not_applicable("no tool takes arguments: there is nothing to fuzz at the tool layer")
     if not tools:
