@@ -10,15 +10,18 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from audit_helpers import fake_corpus
 
 from mcp_handbook import load_corpus
 from mcp_handbook.audit import sdk_baseline
+from mcp_handbook.audit import run_audit
 from mcp_handbook.audit.observed import Seen, secret_in_child, unadvertised_log_messages
 from mcp_handbook.audit.powers import powers
 from mcp_handbook.audit.plan import AuditOptions, AuditResult, RuleFinding
 from mcp_handbook.audit.preflight import ServerFacts
 from mcp_handbook.probes import PROBES
 from mcp_handbook.probes.judging import judge_each_tool
+from mcp_handbook.probes.registry import Probe
 from mcp_handbook.probes.support import MAX_LISTED, Finding, Target, failed, listed, not_applicable, passed
 
 STRING = {"type": "string"}
@@ -196,3 +199,34 @@ def test_a_fail_is_inherited_only_when_the_minimal_server_did_the_same(project_r
     result = AuditResult(("/bin/server",), ServerFacts(answered=True), (found,), (), 1.0, AuditOptions())
     attributed = sdk_baseline.attribute(corpus, result)
     assert [i.rule_id for i in attributed.inherited] == (["ERR-015"] if inherited else [])
+
+
+# -- the engine hands every probe's sessions and verdicts to the checks of observed.py ------------------------------
+
+def _malformed_line(target: Target) -> Finding:
+    """A stand-in for ERR-007's probe: one line that does not parse, then a ping."""
+    session = target.start()
+    session.initialize(timeout=target.timeout)
+    session.send_raw(b'{"jsonrpc": "2.0", "id": 41, "method": "pi\n')
+    session.request("ping", {}, timeout=target.timeout)
+    session.settle(1.0)
+    return failed("malformed_unanswered", "a line cut short got no answer")
+
+
+def test_the_audit_fails_ops_003_and_sec_009_on_what_other_probes_saw(tmp_path: Path) -> None:
+    fakes = {
+        "capabilities_match": lambda t: passed("nothing served unadvertised (its own session saw no log message)"),
+        "malformed_message_errors": _malformed_line,
+        "child_env_minimal": lambda t: failed("canary_reached_child", "the secret reached 1 child", CHILD_ROW),
+        "canary_never_leaks": lambda t: passed("3 call(s): the secret appears nowhere"),
+    }
+    corpus = fake_corpus(tmp_path, {"OPS-003": "capabilities_match", "ERR-007": "malformed_message_errors",
+                                    "SEC-003": "child_env_minimal", "SEC-009": "canary_never_leaks"})
+    result = run_audit(corpus, [sys.executable, str(QUIRKS / "sdk130_logs.py")],
+                       options=AuditOptions(timeout=30, probe_timeout=5, wait=1.0, jobs=2, sdk_baseline=False),
+                       probes={name: Probe(name, fn, name) for name, fn in fakes.items()})
+    verdicts = {f.rule.id: f.finding for f in result.findings}
+    ops003 = verdicts["OPS-003"]
+    assert (ops003.status, ops003.reason) == ("FAIL", "served_not_advertised"), ops003
+    assert "malformed_message_errors" in ops003.summary and "Internal Server Error" in ops003.evidence[0]
+    assert (verdicts["SEC-009"].status, verdicts["SEC-009"].reason) == ("FAIL", "canary_reached_child")
