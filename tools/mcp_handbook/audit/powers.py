@@ -19,7 +19,8 @@ from ..probes.support import PATH_PARAMS, PROGRAM_PARAMS, properties, string_par
 
 COMMAND_WORDS = re.compile(r"\b(?:shell|bash|terminal|(?:run|execute|exec)s?\s+(?:a\s+|the\s+)?(?:shell\s+)?(?:commands?|process(?:es)?|programs?))\b", re.I)
 """What a tool's name or description says when it runs commands."""
-ENVIRONMENT_NAME = re.compile(r"(?:^|[-_.\s])(?:env|environ|environment[-_\s]?var(?:iable)?s?|env[-_\s]?vars?)(?:$|[-_.\s])", re.I)
+ENVIRONMENT_NAME = re.compile(
+    r"(?:^|[-_.\s])(?:env|environ|environment[-_\s]?var(?:iable)?s?|env[-_\s]?vars?)(?:$|[-_.\s])", re.I)
 """A tool name that says it handles the process environment (``get-env``, ``print_environ``, ``list_env_vars``); not
 ``list_environments`` (deployment environments)."""
 ENVIRONMENT_WORDS = re.compile(r"\benvironment\s+variables?\b|\benv\s+vars?\b|\bprocess\.env\b|\bos\.environ\b", re.I)
