@@ -150,18 +150,18 @@ def test_a_fail_the_minimal_server_shares_for_the_same_reason_is_inherited(corpu
     monkeypatch.delenv("MCP_HANDBOOK_CACHE", raising=False)
     script = _python_server(tmp_path, True)
     sdk = sdk_baseline.detect([sys.executable, str(script)])
-    cached = {"TRN-002": {"status": "FAIL", "reason": "oversize_processed", "summary": "read whole"},
+    cached = {"TRN-002": {"status": "FAIL", "reason": "oversize_processed", "summary": "a 4,194,304-byte line read whole"},
               "ERR-007": {"status": "FAIL", "reason": "other_reason", "summary": "other"},
               "TOOL-008": {"status": "FAIL", "reason": "no_title", "summary": "the echo tool has no title either"}}
     sdk_baseline._save(sdk_baseline._cache_file(sdk, corpus), sdk, cached)  # the baseline audit already ran
     result = replace(_result(corpus, {
-        "TRN-002": failed("oversize_processed", "lines read whole"), "ERR-007": failed("mishandled", "x"),
+        "TRN-002": failed("oversize_processed", "a 16,777,216-byte line read whole"), "ERR-007": failed("mishandled", "x"),
         "TOOL-008": failed("no_title", "y")}), command=(sys.executable, str(script)))
     attributed = sdk_baseline.attribute(corpus, result)
     assert attributed.sdk == sdk.describe() and [i.rule_id for i in attributed.inherited] == ["TRN-002"]
     trn002 = next(f for f in attributed.findings if f.rule.id == "TRN-002")
     assert trn002.finding.status == "N/A" and trn002.na == DOES_NOT_APPLY, "TRN-002's deviation covers an SDK's reader"
-    assert "When to deviate" in trn002.finding.summary and "lines read whole" in trn002.finding.summary
+    assert "When to deviate" in trn002.finding.summary and "16,777,216-byte line read whole" in trn002.finding.summary
     assert [f.rule.id for f in attributed.own_failures()] == ["ERR-007", "TOOL-008"], \
         "a different reason is the author's; a tool's definition is the author's even when the minimal server's fails too"
     off = replace(result, options=AuditOptions(sdk_baseline=False))

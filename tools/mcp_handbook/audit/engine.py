@@ -44,6 +44,7 @@ from ..probes.support import (
 from .applies import does_not_apply
 from .contain import Contained
 from .guard import ToolCallGuard
+from .observed import Seen, with_what_others_saw
 from .plan import DOES_NOT_APPLY, NOT_CHECKED, AuditOptions, AuditResult, RuleFinding
 from .preflight import ServerFacts, handshake
 from .share import SharedServers, shared_target
@@ -377,6 +378,10 @@ def run_audit(
         canary = [f"{name}: {seen}" for name, run in [("preflight", pre), *runs.items()] for seen in run.target.canary_sightings()]
         for name, run in runs.items():
             verdicts[name] = _not_believed(_with_canary(run.finding(), name, canary), run.target)
+        if facts.answered and not stopped:  # what one probe saw that another rule is about (:mod:`.observed`)
+            seen = Seen(facts, dict(verdicts), {"preflight": pre.target.sessions,
+                                                **{name: run.target.sessions for name, run in runs.items()}})
+            verdicts = with_what_others_saw(verdicts, seen)
         if stopped:
             for name in plan:
                 verdicts.setdefault(name, not_applicable(f"not checked: {stopped}"))

@@ -15,10 +15,18 @@ from typing import Any
 
 from ..probes.schemas import code_params
 from ..probes.security.ssrf import url_param
-from ..probes.support import PATH_PARAMS, PROGRAM_PARAMS, string_params
+from ..probes.support import PATH_PARAMS, PROGRAM_PARAMS, properties, string_params
 
 COMMAND_WORDS = re.compile(r"\b(?:shell|bash|terminal|(?:run|execute|exec)s?\s+(?:a\s+|the\s+)?(?:shell\s+)?(?:commands?|process(?:es)?|programs?))\b", re.I)
 """What a tool's name or description says when it runs commands."""
+ENVIRONMENT_NAME = re.compile(
+    r"(?:^|[-_.\s])(?:env|environ|environment[-_\s]?var(?:iable)?s?|env[-_\s]?vars?)(?:$|[-_.\s])", re.I)
+"""A tool name that says it handles the process environment (``get-env``, ``print_environ``, ``list_env_vars``); not
+``list_environments`` (deployment environments)."""
+ENVIRONMENT_WORDS = re.compile(r"\benvironment\s+variables?\b|\benv\s+vars?\b|\bprocess\.env\b|\bos\.environ\b", re.I)
+"""What a tool's description says when it reads or returns the process environment, where a server's secrets live."""
+DATA_URI_ONLY = re.compile(r"\bdata:?\s*URIs?\b", re.I)
+URL_WORDS = re.compile(r"\b(?:URL|https?|web|fetch|download)", re.I)
 WRITE_WORDS = re.compile(r"^(?:write|create|delete|remove|update|edit|move|rename|append|insert|put|set|save|upload|send)(?:_|$)", re.I)
 """Name prefixes of tools that change something (``write_file``, ``delete_entity``)."""
 
@@ -47,8 +55,25 @@ def _reads_paths(tool: dict[str, Any]) -> str | None:
 
 
 def _fetches_urls(tool: dict[str, Any]) -> str | None:
+    """A URL parameter by name, or by ``format: uri`` unless its description takes only inline ``data:`` URIs
+    (an image passed as a data URI is not fetched from anywhere)."""
     param = url_param(tool)
-    return f"parameter {param!r}" if param else None
+    if not param:
+        return None
+    said = str(properties(tool).get(param, {}).get("description") or "")
+    if DATA_URI_ONLY.search(said) and not URL_WORDS.search(said.replace("URI", "")):
+        return None
+    return f"parameter {param!r}"
+
+
+def _reads_environment(tool: dict[str, Any]) -> str | None:
+    """A tool that shows the process environment hands the model every secret the server was started with (the
+    everything server's ``get-env``): the most dangerous read-only tool there is."""
+    if ENVIRONMENT_NAME.search(str(tool.get("name") or "")):
+        return "its name"
+    if ENVIRONMENT_WORDS.search(" ".join(str(tool.get(k) or "") for k in ("title", "description"))):
+        return "its description"
+    return None
 
 
 def _writes(tool: dict[str, Any]) -> str | None:
@@ -65,6 +90,7 @@ def _writes(tool: dict[str, Any]) -> str | None:
 POWERS: tuple[tuple[str, Callable[[dict[str, Any]], str | None]], ...] = (
     ("runs commands", _runs_commands),
     ("evaluates code or SQL", _evaluates_code),
+    ("reads the process environment (where its secrets are)", _reads_environment),
     ("reads or writes the file-system paths it is given", _reads_paths),
     ("fetches URLs it is given", _fetches_urls),
     ("changes state (writes, deletes, sends)", _writes),
@@ -88,6 +114,6 @@ def powers_line(tools: list[dict[str, Any]], listed: bool) -> str:
         return "can do: unknown (tools/list was not answered)"
     found = powers(tools)
     if not found:
-        return f"can do: nothing dangerous its {len(tools)} tool(s) declare (no command, code, path, URL or write)"
+        return f"can do: nothing dangerous its {len(tools)} tool(s) declare (no command, code, environment, path, URL or write)"
     parts = [f"{label}: {', '.join(having[:3])}{' …' if len(having) > 3 else ''}" for label, having in found]
     return "can do (by its tools' names, descriptions, schemas and annotations): " + "; ".join(parts)

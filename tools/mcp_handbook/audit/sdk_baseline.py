@@ -5,7 +5,7 @@ the defaults of the official SDK the server is built on, identical on every serv
 the author's own they bury what the author wrote. So after an audit the auditor tells which SDK the server
 runs on (:func:`detect`), audits the smallest server that SDK builds (``baselines/``, run with the server's
 own interpreter or beside its own copy of the SDK) for the rules that failed only, and marks a FAIL whose
-reason the minimal server shares as inherited (:class:`~.plan.Inherited`). The minimal server's verdicts are
+reason and observed behaviour (:func:`behaviour`) the minimal server shares as inherited (:class:`~.plan.Inherited`). The minimal server's verdicts are
 kept per SDK, version and doctrine version in the user's cache folder, so the next audit of any server on
 that SDK pays nothing.
 
@@ -38,6 +38,8 @@ BASELINES = Path(__file__).with_name("baselines")
 CACHE_FOLDER = "sdk-baselines"
 DETECT_SECONDS = 15.0
 """How long the server's interpreter may take to say which SDK it has (an import of importlib.metadata, a file scan)."""
+SUMMARY_KEPT = 400
+"""Characters of a minimal server's FAIL summary kept in the cache, and compared (:func:`behaviour`)."""
 BASELINE_SECONDS = 120.0
 """The minimal server's audit budget: a few probes, on a server that does nothing."""
 SDK_PACKAGE = ("node_modules", "@modelcontextprotocol", "sdk", "package.json")
@@ -280,7 +282,7 @@ def baseline_verdicts(corpus: Corpus, sdk: Sdk, rule_ids: frozenset[str], result
         seen = run_audit(corpus, _command(sdk, Path(tmp)), options=options, probes=probes)
     if not seen.facts.answered or seen.stopped:
         return known, f"the minimal server on {sdk.describe()} could not be audited: {seen.facts.describe()}"
-    fresh = {f.rule.id: {"status": f.finding.status, "reason": f.finding.reason, "summary": f.finding.summary[:400]}
+    fresh = {f.rule.id: {"status": f.finding.status, "reason": f.finding.reason, "summary": f.finding.summary[:SUMMARY_KEPT]}
              for f in seen.findings if f.na != NOT_CHECKED}
     known.update(fresh)
     _save(path, sdk, known)
@@ -319,6 +321,61 @@ the one it describes: the reason in words, or "" when it is not clearly so."""
 
 # -- the comparison --------------------------------------------------------------------------------------------
 
+NUMBER = re.compile(r"-?\d[\d,_.]*")
+QUOTED = re.compile(r"'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"|`[^`\n]{0,200}`")
+KEPT_VALUES = frozenset({"code", "isError", "type"})
+"""JSON keys whose values are the behaviour itself (an error code, an error flag, a content type), not its wording."""
+
+
+def _shape(value: object, key: str = "") -> object:
+    """A JSON value as what it does: keys, error codes and flags kept; ids, texts and counts reduced to their type."""
+    if isinstance(value, dict):
+        return {k: _shape(v, k) for k, v in sorted(value.items()) if k not in ("id", "jsonrpc")}
+    if isinstance(value, list):
+        return [_shape(v) for v in value[:1]]
+    if key in KEPT_VALUES or isinstance(value, bool) or value is None:
+        return value
+    return type(value).__name__
+
+
+def _render(shape: object) -> str:
+    """A :func:`_shape` written out without quotes, so nothing of it is taken for a quoted text."""
+    if isinstance(shape, dict):
+        return "{" + ",".join(f"{k}:{_render(v)}" for k, v in shape.items()) + "}"
+    if isinstance(shape, list):
+        return "[" + ",".join(_render(v) for v in shape) + "]"
+    return json.dumps(shape) if not isinstance(shape, str) else shape
+
+
+def _plain(text: str) -> str:
+    return NUMBER.sub("#", QUOTED.sub("…", text))
+
+
+def behaviour(summary: str) -> str:
+    """What a FAIL's summary says the server did, without what differs between two servers doing the same thing:
+    ids, names, counts, descriptor numbers and quoted texts go; each JSON answer quoted keeps its keys, error codes
+    and flags (:func:`_shape`). Two summaries of one reason that still differ describe different behaviour: a
+    rendered result where the SDK answers an error (ERR-015: mcp-server-duckdb's own ``handle_get_prompt`` renders
+    any name, while the SDK's minimal server fails with code 0)."""
+    text, decoder, out, at = summary[:SUMMARY_KEPT], json.JSONDecoder(), [], 0
+    while (start := text.find("{", at)) != -1:
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            out.append(_plain(text[at:start + 1]))
+            at = start + 1
+            continue
+        out += [_plain(text[at:start]), _render(_shape(value))]
+        at = end
+    return " ".join("".join([*out, _plain(text[at:])]).split())
+
+
+def _same_behaviour(found: RuleFinding, base: Mapping[str, str]) -> bool:
+    """The minimal server failed the rule for the same reason, and by what it was seen to do."""
+    return (base.get("status") == "FAIL" and base.get("reason") == found.finding.reason
+            and behaviour(base.get("summary", "")) == behaviour(found.finding.summary))
+
+
 def _deviated(found: RuleFinding, why: str) -> RuleFinding:
     finding = found.finding
     return replace(found, na=DOES_NOT_APPLY, finding=not_applicable(
@@ -326,7 +383,7 @@ def _deviated(found: RuleFinding, why: str) -> RuleFinding:
 
 
 def attribute(corpus: Corpus, result: AuditResult, probes: Mapping | None = None) -> AuditResult:
-    """The result with each FAIL the SDK's minimal server shares, for the same reason, marked inherited (and N/A where
+    """The result with each FAIL the SDK's minimal server shares, for the same reason and behaviour, marked inherited (and N/A where
     the rule's deviation covers it). Unchanged when nothing failed, the server was reached by URL, the SDK cannot
     be told, or the comparison was not asked for."""
     failures = [f for f in result.findings if f.finding.status == "FAIL" and f.rule.gate not in AUTHORED_GATES]
@@ -343,7 +400,7 @@ def attribute(corpus: Corpus, result: AuditResult, probes: Mapping | None = None
     for found in result.findings:
         base = verdicts.get(found.rule.id, {})
         shared = (found.finding.status == "FAIL" and found.rule.gate not in AUTHORED_GATES
-                  and base.get("status") == "FAIL" and base.get("reason") == found.finding.reason)
+                  and _same_behaviour(found, base))
         if not shared:
             findings.append(found)
             continue

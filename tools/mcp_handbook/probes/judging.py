@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .support import Finding, Target, failed, not_applicable, passed, tool_name, tools_of
+from .support import Finding, Target, failed, listed, not_applicable, passed, tool_name, tools_of
 
 Problem = tuple[str, str]
 """``(reason code, what is wrong where)`` for one defect of one tool."""
@@ -29,5 +29,5 @@ def judge_each_tool(target: Target, check: ToolCheck, *, reasons: Mapping[str, s
     if problems:
         bad = sum(1 for each in found if each)
         return failed(main_reason(problems, reasons), f"{bad} of {len(tools)} tool(s) {broken}",
-                      *(text for _, text in problems[:12]))
+                      *listed(text for _, text in problems))
     return passed(f"all {len(tools)} tool(s) {kept}", "checked: " + ", ".join(tool_name(t) for t in tools[:20]))

@@ -86,6 +86,20 @@ def not_applicable(summary: str, *evidence: str) -> Finding:
     return Finding("N/A", summary, tuple(evidence))
 
 
+MAX_LISTED = 40
+"""Rows of one kind a finding lists at most (a problem per tool, a problem per call): a count in the summary is
+matched by the rows listed, up to this bound, and the rest is said in words (:func:`listed`)."""
+
+
+def listed(rows: Iterable[str], limit: int = MAX_LISTED) -> list[str]:
+    """The rows up to ``limit``, then "… and N more" when some were left out: a summary that counts 13 must not be
+    read beside a list that silently stops at 12."""
+    rows = list(rows)
+    if len(rows) <= limit:
+        return rows
+    return [*rows[:limit], f"… and {len(rows) - limit} more"]
+
+
 def no_server_action(method: str) -> str:
     """The N/A summary of a probe that needs ``method``, which ``--no-tool-calls`` does not send."""
     return f"not checked: --no-tool-calls ({method} runs the server's own code, and the audit sends none)"

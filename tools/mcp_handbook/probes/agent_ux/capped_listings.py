@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..registry import probe
 from ..support import (
-    PATH_PARAMS, callable_tools, compact, failed, Finding, not_applicable, passed, refused, Target, tool_name, tools_of,
+    PATH_PARAMS, callable_tools, compact, failed, listed, Finding, not_applicable, passed, refused, Target, tool_name, tools_of,
 )
 from ..judging import Problem, main_reason
 from ..calls import ToolCalls
@@ -99,7 +99,7 @@ def list_results_capped(target: Target) -> Finding:
                 evidence.append(f"{shown}; says so: {sign.group(0)!r}")
     if problems:
         return failed(main_reason(problems, REASONS), f"{len(problems)} listing call(s) are unbounded or silently cut",
-                      *(text for _, text in problems[:8]), *calls.notes, *evidence[:4])
+                      *listed(text for _, text in problems), *calls.notes, *evidence[:4])
     if not listings:
         if calls.notes:  # a tool that never answered may be the listing: it could not be judged
             return calls.not_checked(f"no other callable tool listed the {MANY_FILES} files put in hb_many/")

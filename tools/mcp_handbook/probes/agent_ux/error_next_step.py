@@ -16,7 +16,7 @@ from typing import Any
 
 from ..registry import probe
 from ..support import (
-    PATH_PARAMS, callable_tools, compact, failed, Finding, not_applicable, passed, Target, text_blocks, tool_name,
+    PATH_PARAMS, callable_tools, compact, failed, listed, Finding, not_applicable, passed, Target, text_blocks, tool_name,
     tools_of,
 )
 from ..calls import ToolCalls
@@ -78,7 +78,7 @@ def error_next_step(target: Target) -> Finding:
             problems.append(f"{shown}: no 'Action:' line")
     if problems:
         return failed("no_next_step", f"{len(problems)} of {errors_seen} tool error(s) do not say what to do next",
-                      *problems[:8], *calls.notes, *evidence[:4])
+                      *listed(problems), *calls.notes, *evidence[:4])
     if not errors_seen:
         if calls.notes:  # the tools that did not answer may be the ones whose errors lack a next step
             return calls.not_checked("no other call returned an isError result to read")

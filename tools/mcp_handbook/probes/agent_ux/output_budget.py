@@ -27,7 +27,10 @@ from ..judging import main_reason
 from ..registry import probe
 from ..errors._common import reported_failure
 from ..schemas import annotations_of, code_params, declared, input_schema, schema_valid_arguments
-from ..support import PATH_PARAMS, Finding, Target, callable_tools, compact, failed, not_applicable, passed, refused, tool_name, tools_of
+from ..support import (
+    PATH_PARAMS, Finding, Target, callable_tools, compact, failed, listed, not_applicable, passed, refused, tool_name,
+    tools_of,
+)
 
 REASONS = {
     "over_budget": "a tool result is larger than the output budget (100,000 characters, about 25,000 tokens)",
@@ -131,7 +134,7 @@ def tool_output_within_budget(target: Target) -> Finding:
             seen.append(f"{name}({compact(args, 80)}) -> {detail}")
     if problems:
         return failed(main_reason(problems, REASONS), f"{len(problems)} tool result(s) over budget or cut without saying so",
-                      *(text for _, text in problems[:8]), *calls.notes)
+                      *listed(text for _, text in problems), *calls.notes)
     if not seen:
         return calls.not_checked("no tool answered an ordinary call without refusing it")
     return passed(f"{len(seen)} tool result(s) within {BUDGET_CHARS:,} characters, any cut announced", *seen[:10],

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..registry import probe
-from ..support import Finding, Target, failed, mask, not_applicable, passed, properties, tools_of
+from ..support import Finding, Target, failed, listed, mask, not_applicable, passed, properties, tools_of
 
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _CREDENTIAL_SUBSTRINGS = ("token", "secret", "password", "passwd", "passphrase", "credential", "apikey",
@@ -145,6 +145,6 @@ def no_credential_parameters(target: Target) -> Finding:
                              f"{name}: the definition contains a credential-looking literal {literal.group(0)[:12]}…"))
     if problems:
         return failed(problems[0][0], f"{len(problems)} credential(s) asked for or exposed in the tool surface",
-                      *[text for _, text in problems[:8]], *kept[:4])
+                      *listed(text for _, text in problems), *kept[:4])
     return passed(f"{len(tools)} tool definition(s): no parameter asks for a credential and none carries one",
                   *kept[:4], *[f"{t.get('name')}: {', '.join(properties(t)) or '(no parameters)'}" for t in tools[:10]])

@@ -14,8 +14,8 @@ from typing import Any
 
 from ..registry import probe
 from ..support import (
-    PATH_PARAMS, Finding, Target, WireTimeout, callable_tools, compact, error_code, failed, is_error_result, not_applicable, passed, refused,
-    session_with_tools, show, string_params, text_blocks, tool_name,
+    PATH_PARAMS, Finding, Target, WireTimeout, callable_tools, compact, error_code, failed, is_error_result, listed,
+    not_applicable, passed, refused, session_with_tools, show, string_params, text_blocks, tool_name,
 )
 from ..schemas import annotations_of, schema_valid_arguments
 from ._common import (
@@ -51,12 +51,12 @@ def _client_text(response: dict[str, Any]) -> str:
        }, shares_session=True)
 def invalid_arguments_feedback(target: Target) -> Finding:
     """Missing and mistyped arguments: an isError result that names the field (2025-11-25, SEP-1303)."""
-    session, init, listed = session_with_tools(target)
+    session, init, offered = session_with_tools(target)
     version = str(init.get("protocolVersion", ""))
     if version < SEP_1303:
         return not_applicable(f"the server negotiated {version or 'no version'}; before {SEP_1303} invalid "
                               "arguments were a JSON-RPC -32602 error")
-    tools = callable_tools(target, listed)
+    tools = callable_tools(target, offered)
     picked: list[tuple[str, dict[str, Any], str, str]] = []  # (tool, arguments, offending field, label)
     for kind in ("missing", "'"):
         hit = next(((t["name"], c) for t in tools for c in bad_cases(t) if c[0].startswith(kind)), None)
@@ -128,8 +128,8 @@ def _answered_call(session, target: Target, tool: dict[str, Any]) -> dict[str, A
        }, shares_session=True)
 def validation_before_handler(target: Target) -> Finding:
     """Send arguments the inputSchema forbids: each call refused, nothing in the workspace changed."""
-    session, _init, listed = session_with_tools(target)
-    tools = callable_tools(target, listed)
+    session, _init, offered = session_with_tools(target)
+    tools = callable_tools(target, offered)
     calls = [(t["name"], c) for t in tools for c in bad_cases(t)[:5]][:MAX_INVALID_CALLS]
     mild = [t for t in tools if annotations_of(t).get("readOnlyHint") is not False]  # an accepted confusion runs it
     confusions = [(t["name"], c) for t in mild if (base := _answered_call(session, target, t)) is not None
@@ -159,6 +159,6 @@ def validation_before_handler(target: Target) -> Finding:
         coerced = sum(1 for _r, text in problems if any(f"{n} with {c[0]} (" in text for n, c in confusions))
         kinds = f" ({coerced} of them type confusions a lax validator coerced)" if coerced else ""
         return failed(problems[0][0], f"{len(problems)} invalid call(s) reached a handler{kinds}",
-                      *(text for _reason, text in problems), *evidence[:12])
+                      *listed(text for _reason, text in problems), *listed(evidence))
     unchanged = "; the workspace is unchanged" if quiet else ""
-    return passed(f"{len(calls)} invalid calls refused before any handler ran{unchanged}", *evidence[:12])
+    return passed(f"{len(calls)} invalid calls refused before any handler ran{unchanged}", *listed(evidence))

@@ -11,7 +11,8 @@ from typing import Any
 
 from ..registry import probe
 from ..support import (
-    GENERIC_REASONS, compact, error_code, failed, Finding, handshake, passed, silence_reason, Target, WireTimeout,
+    GENERIC_REASONS, compact, error_code, failed, Finding, handshake, passed, silence_reason, Target, trivial_method,
+    WireTimeout,
 )
 
 SPEC_CAPABILITIES = frozenset({"experimental", "logging", "completions", "prompts", "resources", "tools", "tasks"})
@@ -72,14 +73,36 @@ def capabilities_match(target: Target) -> Finding:
         elif key in ("prompts", "resources") and isinstance(result, dict) and result.get(field):
             problems.append(("served_not_advertised", f"the server serves {key} but does not advertise the {key} capability"))
     problems += _subscription(session, caps, target, evidence)
+    evidence += _after_malformed_line(session, target)
     logs = [m for m in session.stdout if isinstance(m.value, dict) and m.value.get("method") == "notifications/message"]
     if logs and "logging" not in caps:
         problems.append(("served_not_advertised",
-                         "the server sends notifications/message without advertising the logging capability"))
+                         f"the server sent {len(logs)} notifications/message without advertising the logging "
+                         f"capability: {compact(logs[0].value, 200)}"))
     if problems:
         reason = next((r for r, _ in problems if r not in GENERIC_REASONS), problems[0][0])
         return failed(reason, f"{len(problems)} capability problem(s)", *[text for _, text in problems], *evidence)
     return passed(f"{len(caps)} capability(ies) advertised, each an object that works; nothing served unadvertised", *evidence)
+
+
+MALFORMED_LINE = b'{"jsonrpc": "2.0", "id": "hb-capabilities", "method": "pi\n'
+"""A line cut short: an SDK that reports it as a log notification (the Python SDK's "Internal Server Error") sends
+one whether or not it advertised logging, and an ordinary session never shows it."""
+
+
+def _after_malformed_line(session: Any, target: Target) -> list[str]:
+    """Send one malformed line on stdio, then a request to know the server read it: a server whose log messages go
+    out only when something fails shows them here. Over HTTP a malformed body is the transport's to answer."""
+    if target.transport != "stdio":
+        return []
+    if not session.send_raw(MALFORMED_LINE):
+        return ["a malformed line could not be written (stdin closed)"]
+    try:
+        answer = session.request(trivial_method(target), {}, timeout=target.timeout)
+    except WireTimeout as exc:
+        return [f"after a malformed line, {trivial_method(target)} got no answer: {exc}"]
+    session.settle(min(1.0, target.timeout))
+    return [f"sent a malformed line, then {trivial_method(target)} -> {compact(answer, 80)}"]
 
 
 def _subscription(session: Any, caps: dict[str, Any], target: Target, evidence: list[str]) -> list[tuple[str, str]]:

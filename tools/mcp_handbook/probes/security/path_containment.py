@@ -24,8 +24,8 @@ from typing import Any
 
 from ..registry import probe
 from ..support import (
-    PATH_PARAMS, Finding, ProbeAbort, Target, WireSession, WireTimeout, call_tool, compact, failed, fill_arguments, not_applicable, passed,
-    refused, result_text, served_root, session_with_tools, string_params,
+    PATH_PARAMS, Finding, ProbeAbort, Target, WireSession, WireTimeout, call_tool, compact, failed, fill_arguments, listed,
+    not_applicable, passed, refused, result_text, served_root, session_with_tools, string_params,
 )
 from ._common import BOUNDARY_WORDS, refusal_words
 from ._file_kinds import FileKind, describe, kinds_taken
@@ -160,12 +160,12 @@ def _attack(target: Target, session: WireSession, candidates: list[tuple[dict[st
         return failed("escape_unanswered", f"{len(seen.unanswered)} escape attempt(s) were not answered: neither "
                       "refused nor served", *seen.unanswered[:6])
     if len(seen.unchecked) == len(candidates):
-        return not_applicable(f"not checked: {'; '.join(seen.unchecked)}", *seen.evidence[:12])
+        return not_applicable(f"not checked: {'; '.join(seen.unchecked)}", *listed(seen.evidence))
     attacks = len(layout.attacks(candidates[0][2][0]))
     checked = len(candidates) - len(seen.unchecked)
     rest = f"; not checked: {'; '.join(seen.unchecked)}" if seen.unchecked else ""
     return passed(f"{attacks} escape attempts refused by {checked} tool(s) that serve a path inside the workspace"
-                  f"{rest}", *seen.evidence[:12])
+                  f"{rest}", *listed(seen.evidence))
 
 
 def _one_tool(target: Target, session: WireSession, tool: dict[str, Any], param: str, kinds: list[FileKind],

@@ -25,7 +25,7 @@ from typing import Any
 from ..registry import probe
 from ..support import (
     Finding, Target, WireSession, WireTimeout, ask, callable_tools, compact, failed, fill_arguments, handshake,
-    is_jsonrpc_message, not_applicable, passed, properties, responses, schema_type, session_with_tools,
+    is_jsonrpc_message, listed, not_applicable, passed, properties, responses, schema_type, session_with_tools,
 )
 
 FUZZ_STRINGS: tuple[str, ...] = (
@@ -142,9 +142,9 @@ def _frame_check(target: Target, session: WireSession, values: dict[str, Any],
        })
 def bounded_fuzz(target: Target) -> Finding:
     """Adversarial arguments: every call answered once, stdout stays JSON-RPC, serving goes on."""
-    session, _init, listed = session_with_tools(target)
-    with_args = [t for t in listed if isinstance(t.get("name"), str) and properties(t)]
-    tools = [t for t in callable_tools(target, listed) if properties(t)]
+    session, _init, offered = session_with_tools(target)
+    with_args = [t for t in offered if isinstance(t.get("name"), str) and properties(t)]
+    tools = [t for t in callable_tools(target, offered) if properties(t)]
     if not with_args:
         return not_applicable("no tool takes arguments: there is nothing to fuzz at the tool layer")
     if not tools:
@@ -210,7 +210,7 @@ def bounded_fuzz(target: Target) -> Finding:
     evidence = [f"{len(ids)} of {len(calls)} fuzzed tools/call requests sent, to {len(tools)} tool(s)", *skipped]
     if problems:
         return failed(problems[0][0], f"{len(problems)} problem(s) under a bounded fuzz",
-                      *(text for _reason, text in problems[:12]), *evidence)
+                      *listed(text for _reason, text in problems), *evidence)
     left_out = f" ({len(unreadable)} fuzz value(s) left out: frames carrying them are unreadable to it)" if unreadable else ""
     slow = sum(1 for row in skipped if row.startswith("not checked: "))
     answered = f"{len(ids) - slow} of {len(ids)} fuzzed calls each got one answer ({slow} not checked: slow by design?)" \

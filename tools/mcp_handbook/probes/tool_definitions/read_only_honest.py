@@ -22,7 +22,9 @@ from typing import Any
 from ..calls import ToolCalls
 from ..registry import probe
 from ..schemas import annotations_of, declared, input_schema, schema_valid_arguments
-from ..support import PATH_PARAMS, Finding, Target, callable_tools, compact, failed, not_applicable, passed, tool_name, tools_of
+from ..support import (
+    PATH_PARAMS, Finding, Target, callable_tools, compact, failed, listed, not_applicable, passed, tool_name, tools_of,
+)
 
 REASONS = {
     "read_only_tool_wrote": "a tool annotated readOnlyHint: true created, changed or removed a file in the workspace",
@@ -91,7 +93,7 @@ def read_only_tools_do_not_write(target: Target) -> Finding:
             problems.append(f"{tool_name(tool)}({compact(args, 80)}): {', '.join(found)}")
     if problems:
         return failed("read_only_tool_wrote", f"{len(problems)} tool(s) annotated readOnlyHint: true wrote to the "
-                      "workspace", *problems[:8], *calls.notes)
+                      "workspace", *listed(problems), *calls.notes)
     if not judged:
         return calls.not_checked("no read-only tool could be called with arguments valid for its schema")
     return passed(f"{len(judged)} read-only tool(s) left the workspace unchanged", "called: " + ", ".join(judged),

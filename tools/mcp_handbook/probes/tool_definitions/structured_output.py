@@ -18,7 +18,7 @@ from typing import Any
 
 from ...bounded_json import loads as bounded_loads
 from ..registry import probe
-from ..support import Finding, Target, compact, failed, not_applicable, passed, refused, tool_name, tools_of
+from ..support import Finding, Target, compact, failed, listed, not_applicable, passed, refused, tool_name, tools_of
 from ..judging import Problem, main_reason
 from ..calls import ToolCalls
 from ..schemas import schema_valid_arguments
@@ -158,7 +158,7 @@ def structured_output(target: Target) -> Finding:
     if problems:
         return failed(main_reason(problems, REASONS),
                       f"{len(problems)} tool(s) with an outputSchema returned a result that breaks it",
-                      *(text for _, text in problems[:8]), *seen.notes, *kept[:4], *seen.evidence[:4])
+                      *listed(text for _, text in problems), *seen.notes, *kept[:4], *seen.evidence[:4])
     if not kept:
         return _nothing_judged(seen, "could be called successfully with schema-valid arguments")
     return passed(f"{len(kept)} tool(s) with an outputSchema returned conforming structuredContent" + _unanswered(seen),
@@ -189,7 +189,7 @@ def structured_output_mirrored(target: Target) -> Finding:
     if problems:
         return failed("structured_content_not_mirrored",
                       f"{len(problems)} tool(s) returned structuredContent without the same JSON in a text block",
-                      *(text for _, text in problems[:8]), *seen.notes, *kept[:4], *skipped[:4])
+                      *listed(text for _, text in problems), *seen.notes, *kept[:4], *skipped[:4])
     if not kept:
         if skipped and not seen.notes:
             return not_applicable("no called tool returned structuredContent, so there was nothing to mirror "

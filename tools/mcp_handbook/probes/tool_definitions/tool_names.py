@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from ..registry import probe
-from ..support import Finding, Target, failed, not_applicable, passed, tool_name, tools_of
+from ..support import Finding, Target, failed, listed, not_applicable, passed, tool_name, tools_of
 from ..judging import Problem, judge_each_tool, main_reason
 
 SPEC_NAME_LENGTH = 128
@@ -63,7 +63,7 @@ def tool_names_valid(target: Target) -> Finding:
     if problems:
         return failed(main_reason(problems, VALID_REASONS),
                       f"{len(problems)} tool-name problem(s) among {len(tools)} tool(s)",
-                      *(text for _, text in problems[:12]))
+                      *listed(text for _, text in problems))
     long = [f"advice: {n[:80]!r} has {len(n)} characters, over the portable {PORTABLE_NAME_LENGTH}"
             for n in seen if len(n) > PORTABLE_NAME_LENGTH]
     return passed(f"all {len(tools)} tool names are 1-128 characters of A-Z a-z 0-9 _ - . and unique",

@@ -13,7 +13,8 @@ import time
 
 from ..registry import probe
 from ..support import (
-    KNOWN_REVISIONS, LATEST_LEGACY, MODERN_REVISION, compact, failed, Finding, passed, send_request, silence_reason, Target,
+    KNOWN_REVISIONS, LATEST_LEGACY, MODERN_REVISION, compact, failed, listed, Finding, passed, send_request, silence_reason,
+    Target,
     WireTimeout,
 )
 from ._common import control_silence, init_params
@@ -61,7 +62,7 @@ def _verdict(target: Target, problems: list[_Problem], evidence: list[str]) -> F
     """FAIL for the first problem that says something about negotiation; when every one is silence, generic
     only if the server does not answer a plain initialize either."""
     reason = next((r for r, _ in problems if r in REASONS), "") or control_silence(target) or "initialize_unanswered"
-    return failed(reason, f"{len(problems)} negotiation problem(s)", *[text for _, text in problems[:6]], *evidence)
+    return failed(reason, f"{len(problems)} negotiation problem(s)", *listed(text for _, text in problems), *evidence)
 
 
 def _known_answer(target: Target, offered: dict[str, str], evidence: list[str]) -> tuple[str, ...]:
