@@ -43,7 +43,7 @@ from ..support import (
     DELAY_WORDS, Finding, Target, WireTimeout, callable_tools, compact, failed, fill_arguments, handshake,
     not_applicable, passed, properties, refused, schema_type, send_request, show, tool_name, tools_of,
 )
-from ._common import shown_text
+from ._common import how_to_allow, shown_text
 
 URL_PARAMS = ("url", "uri", "link", "href", "endpoint")
 """Parameter names that take a URL; names ending in ``_url``, ``_uri`` or ``_link`` count too."""
@@ -179,6 +179,14 @@ def url_tools(target: Target) -> list[tuple[dict[str, Any], str]]:
 NO_URL_TOOL = "not checked: no callable tool takes a URL (a parameter named url, uri, link or endpoint, or format: uri)"
 
 
+def no_url_tool(target: Target) -> Finding:
+    """N/A when no callable tool takes a URL, naming the listed ones that do but may not be called."""
+    blocked = [tool_name(t) for t in tools_of(target) if url_param(t) and not target.may_call(t)]
+    if blocked:
+        return not_applicable(f"not checked: the tools that take a URL were not called: {how_to_allow(blocked)}")
+    return not_applicable(NO_URL_TOOL)
+
+
 def beyond_reach(target: Target) -> Finding | None:
     """N/A for an audit by URL of a server that is not on this machine's loopback (the probe's listeners on
     127.0.0.1 are out of its reach); None when the probe can run: over stdio, or by a loopback URL."""
@@ -211,7 +219,7 @@ def _try_urls(target: Target, listener: Listener, urls: dict[str, str], *, seen_
     for the token (or ``seen_as`` came back), rows answered as a success, and rows refused."""
     tools = url_tools(target)
     if not tools:
-        return not_applicable(NO_URL_TOOL)
+        return no_url_tool(target)
     calls = ToolCalls(target, wait=target.timeout, extra_env=extra_env)
     hits, successes, others = [], [], []
     for tool, param in tools:
@@ -368,7 +376,7 @@ def fetch_bounded(target: Target) -> Finding:
     answer each within its time limit."""
     tools = url_tools(target)
     if not tools:
-        return not_applicable(NO_URL_TOOL)
+        return no_url_tool(target)
     tool, param = tools[0]
     name, own_limit = tool_name(tool), _seconds_param(tool)
     wait = own_limit + 2.0 if own_limit is not None else max(target.timeout, 5.0)
