@@ -9,7 +9,7 @@ the FIFO on its command line may remain.
 A server whose tools take no timeout argument is checked through the PATH stand-ins of :mod:`._shims`: each
 callable tool is called once with arguments it accepts, to see which program it starts by name (``git``, ``sh``);
 then that program's stand-in is made to stall for :data:`STALL_FACTOR` times the probe's wait before it runs the
-real program, and the same call is made again on a fresh server. A server with a deadline answers before the stall
+real program, and the same call is made again. A server with a deadline answers before the stall
 ends and has killed the child; one without waits it out. A server that starts no child by name is N/A, and says so.
 """
 
@@ -137,13 +137,17 @@ def _stalled_child(target: Target, tools: list[dict[str, Any]], shims: PathShims
             "called once (a child started by absolute path is not seen): review how the code bounds child processes"
             + (f"; not called: {how_to_allow(blocked)}" if blocked else ""),
             f"stand-ins first on the server's PATH for: {', '.join(shims.names) or '(none found on its PATH)'}")
-    tool, arguments, program = scouted
-    session, _ = handshake(target, extra_env=extra_env)  # before the stall: a server may run it while starting
+    tool, arguments, programs, session = scouted
+    program = " or ".join(programs)
+    if session is None:  # the scouting session was set aside; a fresh one, met before the stall (a server may run
+        session, _ = handshake(target, extra_env=extra_env)  # the program while it starts)
     stall = round(min(MAX_STALL, STALL_FACTOR * target.timeout), 1)
-    shims.stall(program, stall)
+    for name in programs:
+        shims.stall(name, stall)
     mark = shims.mark()
     call = f"{tool}({compact(arguments, 100)})"
-    evidence = [f"{call} starts {program}; its stand-in was made to stall {stall:g} s before running the real {program}"]
+    evidence = [f"{call} starts {', '.join(programs)}; their stand-ins were made to stall {stall:g} s before running "
+                "the real programs"]
     began = time.monotonic()
     rid = send_request(session, "tools/call", {"name": tool, "arguments": arguments})
     try:
@@ -151,7 +155,7 @@ def _stalled_child(target: Target, tools: list[dict[str, Any]], shims: PathShims
     except WireTimeout:
         response = None
     elapsed = time.monotonic() - began
-    stalled = [r for r in shims.since(mark) if r.argv[:1] == (program,)]
+    stalled = [r for r in shims.since(mark) if r.argv and r.argv[0] in programs]
     alive = [r for r in stalled if shims.stalled(r.pid)]
     shims.unstall()
     _stop(shims, stalled)
@@ -159,9 +163,10 @@ def _stalled_child(target: Target, tools: list[dict[str, Any]], shims: PathShims
 
 
 def _scout(target: Target, tools: list[dict[str, Any]], shims: PathShims, root: Any, extra_env: dict[str, str]
-           ) -> tuple[str, dict[str, Any], str] | None:
+           ) -> tuple[str, dict[str, Any], list[str], Any] | None:
     """The first callable tool that starts a program by name when called once with arguments it accepts:
-    ``(tool, arguments, program)``."""
+    ``(tool, arguments, the programs it started, the session it was called on)``; the same session makes the
+    stalled call, which saves a server start."""
     calls = ToolCalls(target, wait=target.timeout, extra_env=extra_env)
     for tool in callable_tools(target, tools)[:MAX_SCOUTED]:
         name, arguments = tool_name(tool), ordinary_arguments(target, tool, root)
@@ -170,9 +175,9 @@ def _scout(target: Target, tools: list[dict[str, Any]], shims: PathShims, root: 
         mark = shims.mark()
         if calls.call(name, arguments) is None:
             continue
-        started = [r.argv[0] for r in shims.since(mark) if r.argv]
+        started = list(dict.fromkeys(r.argv[0] for r in shims.since(mark) if r.argv))
         if started:
-            return name, arguments, started[0]
+            return name, arguments, started, calls.session
     return None
 
 
@@ -191,8 +196,9 @@ def _judge_stall(target: Target, call: str, program: str, stall: float, elapsed:
                  response: dict[str, Any] | None, stalled: list[ShimRecord], alive: list[ShimRecord],
                  evidence: list[str]) -> Finding:
     if not stalled:
-        return not_applicable(f"not checked: {call} did not start {program} again on a fresh server, so no child "
-                              "was stalled", *evidence)
+        return not_applicable(f"not checked: {call} did not start {program} again when called a second time, so no "
+                              "child was stalled", *evidence)
+    program = stalled[0].argv[0]
     pids = ", ".join(str(r.pid) for r in stalled[:4])
     evidence.append(f"stalled {program} child(ren): pid {pids} (`{show(' '.join(stalled[0].argv), target, 100)}`)")
     if response is None:
