@@ -172,6 +172,7 @@ def _scout(target: Target, tools: list[dict[str, Any]], shims: PathShims, root: 
         name, arguments = tool_name(tool), ordinary_arguments(target, tool, root)
         if arguments is None or not calls.may_try(name):
             continue
+        calls.open()  # started before the mark: a launcher (``#!/usr/bin/env node``) is not the tool's child
         mark = shims.mark()
         if calls.call(name, arguments) is None:
             continue
