@@ -25,7 +25,7 @@ from ..registry import probe
 from ..support import (
     call_tool, callable_tools, compact, failed, fill_arguments, Finding, handshake, not_applicable, passed,
     planted_fifo, properties, refused, schema_type, send_request, session_with_tools, show, Target, tool_name,
-    WireTimeout,
+    tools_of, WireTimeout,
 )
 from ._common import how_to_allow, not_allowed, ordinary_arguments, prepare_root, program_tools, shown_text
 from ._shims import PathShims, ShimRecord
@@ -43,7 +43,7 @@ _FILE_READERS = ("head", "cat", "wc", "grep", "tail")
 })
 def child_timeout_enforced(target: Target) -> Finding:
     """Make a child block on a FIFO with the shortest timeout allowed; expect an answer by then and no survivor."""
-    session, _, tools = session_with_tools(target)
+    tools = tools_of(target)  # the audit's listing when it has one: the stall path starts servers of its own
     choice = None
     for tool, prog, args, choices in program_tools(target, tools):
         props = properties(tool)
@@ -57,6 +57,7 @@ def child_timeout_enforced(target: Target) -> Finding:
         with PathShims(target.env.get("PATH", "")) as shims:
             return _stalled_child(target, tools, shims)
     tool, prog, args, tparam, reader = choice
+    session, _, _ = session_with_tools(target)
     in_ms = tparam.lower().endswith("ms")
     minimum = properties(tool)[tparam].get("minimum")
     chosen = minimum if isinstance(minimum, (int, float)) and minimum > 0 else (1000 if in_ms else 1)
