@@ -3,7 +3,7 @@ stand-in, and the server must answer before the stall ends, with the child gone 
 
 from __future__ import annotations
 
-import os
+import re
 import secrets
 import shutil
 import sys
@@ -50,17 +50,18 @@ def run_probe(tmp_path: Path) -> Iterator:
         target.stop_all()
 
 
-def _stand_ins_left() -> list[str]:
-    """Processes still running a stand-in of some probe's folder (hb-shims-...)."""
+def _stand_ins_left(finding: Finding) -> list[int]:
+    """The stalled children the finding names that still run a stand-in (a probe folder hb-shims-... on their
+    command line): only this probe's own, so tests running side by side do not see each other's."""
+    row = next(r for r in finding.evidence if r.startswith("stalled "))
+    pids = [int(p) for p in re.findall(r"\d+", row.split("pid", 1)[1].split("(", 1)[0])]
     left = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"/hb-shims-" in cmdline and b"/bin/true" in cmdline:
-                left.append(entry)
+    for pid in pids:
+        try:
+            if b"/hb-shims-" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                left.append(pid)
+        except OSError:
+            continue
     return left
 
 
@@ -69,7 +70,7 @@ def test_a_child_waited_on_without_a_deadline_fails_and_the_stalled_stand_in_is_
     assert (finding.status, finding.reason) == ("FAIL", "no_deadline"), finding
     assert "repo_status" in finding.summary and "true" in finding.summary and "6 s" in finding.summary
     assert seconds < 6 * WAIT + 10  # bounded: the stall (3 x the wait) and a grace, not the child's whim
-    assert _stand_ins_left() == []
+    assert _stand_ins_left(finding) == []
 
 
 def test_a_fixed_internal_deadline_that_kills_the_child_passes(run_probe) -> None:
@@ -81,7 +82,7 @@ def test_a_fixed_internal_deadline_that_kills_the_child_passes(run_probe) -> Non
 def test_a_deadline_that_answers_but_leaves_the_child_running_fails(run_probe) -> None:
     finding, _ = run_probe("--abandon")
     assert (finding.status, finding.reason) == ("FAIL", "child_survived_timeout"), finding
-    assert _stand_ins_left() == []
+    assert _stand_ins_left(finding) == []
 
 
 def test_a_server_that_starts_no_child_is_not_checked_and_says_why(run_probe) -> None:
