@@ -83,7 +83,7 @@ def test_probes_that_speak_only_json_rpc_are_marked_and_those_that_need_the_proc
     over_http = {name for name, p in PROBES.items() if p.over_http}
     assert {"tool_names_valid", "id_echo", "modern_meta_checked", "http_foreign_origin"} <= over_http
     assert not over_http & {"stdout_jsonrpc_only", "structured_stderr", "graceful_signal_shutdown", "child_env_minimal",
-                            "canary_never_leaks", "malformed_message_errors", "discover_fallback"}
+                            "malformed_message_errors", "discover_fallback"}
 
 
 @pytest.mark.slow  # a whole audit

@@ -8,6 +8,10 @@ milliseconds misses it; a child started by absolute path (``/bin/sh``) is not se
 :class:`~._common.ChildWatch`'s looks at ``/proc``.
 
 The records are kept outside the server's workspace, in a folder of the probe's own that is removed afterwards.
+
+A stand-in can also be made slow (:meth:`PathShims.stall`): after writing its record it waits a bounded number of
+seconds before it runs the real program, so a probe sees whether the server bounds the wait on a child it starts.
+The wait ends early once the stall is lifted or the folder is removed, so no stand-in outlives its probe by much.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ WORD = re.compile(r"(?<![\w./-])[A-Za-z][\w+.-]{1,30}(?![\w/])")
 _SHIM = '''#!{python} -IS
 """A stand-in written by mcp-handbook's child-environment probe: note the environment this program was started
 with, then run the real program of this name under that same environment."""
-import json, os, sys
+import json, os, sys, time
 LOG, HERE = {log!r}, {here!r}
 name = os.path.basename(sys.argv[0])
 try:  # the block the kernel was given, before the interpreter adjusted anything (a locale variable)
@@ -53,6 +57,14 @@ try:
     os.close(fd)
 except OSError:
     pass
+STALL = os.path.join(os.path.dirname(HERE), "stall", name)
+try:  # a probe asked this program to be slow: wait (bounded) before running it, unless the stall is lifted
+    with open(STALL) as f:
+        until = time.monotonic() + min(float(f.read()), 120.0)
+except (OSError, ValueError):
+    until = 0.0
+while time.monotonic() < until and os.path.exists(STALL):
+    time.sleep(0.05)
 for folder in env.get(b"PATH", b"").decode("utf-8", "surrogateescape").split(os.pathsep):
     real = os.path.join(folder or ".", name)
     if os.path.realpath(folder or ".") != HERE and os.path.isfile(real) and os.access(real, os.X_OK):
@@ -113,6 +125,25 @@ class PathShims:
         text = " ".join(f"{t.get('name', '')} {t.get('description', '')}" for t in tools if isinstance(t, dict))
         words = list(dict.fromkeys(w.lower() for w in WORD.findall(text)))
         self.add([w for w in words if shutil.which(w, path=self.server_path)][:MAX_MENTIONED])
+
+    def stall(self, name: str, seconds: float) -> None:
+        """Make the stand-in of ``name`` wait ``seconds`` (at most 120) before it runs the real program, from its next
+        start on; :meth:`unstall` or leaving the context ends every wait under way."""
+        folder = self.home / "stall"
+        folder.mkdir(exist_ok=True)
+        (folder / name).write_text(f"{seconds:g}")
+
+    def unstall(self) -> None:
+        """Lift every stall: stand-ins waiting now run their real programs at once."""
+        shutil.rmtree(self.home / "stall", ignore_errors=True)
+
+    def stalled(self, pid: int) -> bool:
+        """True while ``pid`` is still a stand-in (waiting, or about to run its real program), not the program."""
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                return str(self.folder).encode() in f.read()
+        except OSError:
+            return False
 
     def mark(self) -> int:
         """Where the log ends now: records after this mark were written later."""

@@ -8,6 +8,12 @@ accepts, a child printing its environment, each tool that evaluates code, SQL or
 to show the environment, an unknown tool and method) and then looks for the canary on stdout (what the client
 receives) and on stderr (what the operator's logs keep).
 
+Over HTTP (an audit by URL) the auditor did not start the server, so no canary is planted and stderr is not seen.
+The same calls are made, and what can still be judged from the answers is: an answer that holds a process
+environment (a ``PATH`` of folders with the ordinary variables of a process, and variables beyond those fixed,
+non-secret names) shows the model whatever secret the operator configured, and fails. No answer holding one is
+N/A, not checked, never a PASS: the secret itself was never known.
+
 A PASS means the tools that could show the secret were called. When the tools that evaluate code or run programs,
 or every tool, may not be called (not annotated read-only, and not allowed with ``--allow-tool-calls``), the probe
 says N/A, not checked, and names them.
@@ -15,6 +21,8 @@ says N/A, not checked, and names them.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from ..registry import probe
@@ -23,8 +31,8 @@ from ..support import (
     WireTimeout,
 )
 from ._common import (
-    around, env_call, environment_asks, how_to_allow, not_allowed, ordinary_arguments, pipeline, prepare_root, runs_code,
-    shown_text,
+    around, env_call, environment_asks, how_to_allow, not_allowed, ordinary_arguments, parse_env, pipeline, prepare_root,
+    runs_code, shown_text,
 )
 
 MAX_CALLS = 20
@@ -34,7 +42,9 @@ MAX_CALLS = 20
 @probe("canary_never_leaks", "the server's secret appears in no output, log or child", calls_tools=True, reasons={
     "canary_in_output": "the server's secret appeared on stdout, in what the client receives",
     "canary_in_log": "the server's secret appeared on stderr, in what the operator's logs keep",
-})
+    "environment_in_output": "over HTTP (no canary can be planted): an answer held the server's process environment, "
+                             "and with it whatever secret the operator configured",
+}, over_http=True)
 def canary_never_leaks(target: Target) -> Finding:
     """An ordinary session calling every callable tool, and asking the tools that evaluate code for the process
     environment: the server's secret must appear in no output, log or child."""
@@ -60,6 +70,8 @@ def canary_never_leaks(target: Target) -> Finding:
     except WireTimeout:
         pass
     session.close(grace=1.0)
+    if target.transport == "http":
+        return _judged_by_url(target, tools, callable_tools, answers)
     asked = _asked(target, asks, answers[first_ask:])
     on_stdout = [f"stdout: {mask(msg.line.text, target)[:260]}" for msg in session.stdout if target.canary in msg.line.text]
     on_stderr = [f"stderr: {mask(ln.text, target)[:260]}" for ln in session.stderr_lines if target.canary in ln.text]
@@ -105,3 +117,55 @@ def _no_leak(target: Target, tools: list[dict[str, Any]], callable_tools: list[d
     return passed(f"{count} call(s)" + (f" ({len(asked)} asking code tools for the process environment)" if asked else "")
                   + f", {len(session.stdout)} stdout and {len(session.stderr_lines)} stderr line(s): "
                   "the secret appears nowhere", *rows[:4], *evidence[:10], *notes)
+
+
+# -- over HTTP: no canary, so an environment in an answer is the evidence ----------------------------------------
+
+ORDINARY_ENV = frozenset({"HOME", "USER", "LOGNAME", "SHELL", "PWD", "LANG", "TERM", "TMPDIR", "HOSTNAME"})
+"""Variables nearly every process has besides ``PATH``: two of them with a ``PATH`` make a text an environment."""
+FIXED_ENV = frozenset({"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TERM", "USER", "LOGNAME", "SHELL", "TMPDIR", "PWD"})
+"""Fixed, non-secret names a minimal child environment is built from (SEC-003's allow-list): a text holding only
+these shows no configuration."""
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def environment_names(text: str) -> list[str]:
+    """The variable names of a process environment shown in ``text`` (``NAME=value`` lines, or a JSON object of
+    strings such as ``JSON.stringify(process.env)``), or ``[]`` when it does not hold one: a ``PATH`` of folders,
+    two more ordinary variables of a process, and at least one name beyond the fixed, non-secret ones."""
+    found = parse_env(text)
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        found.update({k: v for k, v in data.items() if isinstance(v, str) and _ENV_NAME.match(k)})
+    names = sorted(found)
+    if "/" not in found.get("PATH", "") or len(ORDINARY_ENV & set(names)) < 2:
+        return []
+    return names if any(n not in FIXED_ENV and not n.startswith("LC_") for n in names) else []
+
+
+def _judged_by_url(target: Target, tools: list[dict[str, Any]], callable_tools: list[dict[str, Any]],
+                   answers: list[tuple[str, dict[str, Any], dict[str, Any] | None]]) -> Finding:
+    """FAIL when an answer holds a process environment (its names shown, never its values); otherwise N/A, not
+    checked: without a planted secret, an answer that holds none proves nothing about the secrets the server has."""
+    shown = []
+    for name, args, response in answers:
+        names = environment_names(shown_text(response)) if response else []
+        if names:
+            listed = ", ".join(names[:24]) + (f" and {len(names) - 24} more" if len(names) > 24 else "")
+            shown.append(f"{name}({compact(args, 60)}) -> a process environment of {len(names)} variable(s): "
+                         f"{listed} (values not shown)")
+    if shown:
+        return failed("environment_in_output", f"{len(shown)} answer(s) held a process environment: whatever secret "
+                      "the operator configures in it is shown to the model (over HTTP no canary could be planted, so "
+                      "the environment itself is the evidence)", *shown[:4])
+    blocked = not_allowed(target, tools)
+    calls = len(answers)
+    return not_applicable(
+        f"not checked: over HTTP the auditor did not start the server, so no secret could be planted to look for; "
+        f"none of {calls} call(s) ({len(callable_tools)} callable tool(s)) answered with a process environment"
+        + (f"; not called: {how_to_allow(blocked)}" if blocked else ""),
+        *[f"{name}({compact(args, 60)}) -> {show(resp, target, 120) if resp else 'no answer'}"
+          for name, args, resp in answers[:6]])

@@ -14,12 +14,19 @@ the probes send can leave the machine. What they can see:
   allow-list of internal destinations). A server without such a setting refuses the listener, and these
   two rules are N/A, not checked: offline there is no public address to serve from.
 
+Over HTTP (an audit by URL) the server was started by someone else, so nothing can be put in its environment:
+SEC-020 and SEC-022 run only when the URL names a loopback address (the server then shares this machine's
+127.0.0.1, where the listeners are). A fetch of the listener, or a followed redirect, is seen as over stdio; a
+refusal of the first URL proves less there, since a server in another network namespace (a container behind a
+port forward) could not have reached the listener anyway: SEC-020 is then N/A, not checked, rather than a PASS.
+
 What they cannot see: DNS rebinding (a name that resolves to a public address, then to an internal one),
 the cloud metadata address itself (the probe sends nothing beyond loopback), a public host that redirects.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import secrets
 import threading
@@ -28,6 +35,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..calls import ToolCalls
 from ..registry import probe
@@ -35,7 +43,7 @@ from ..support import (
     DELAY_WORDS, Finding, Target, WireTimeout, callable_tools, compact, failed, fill_arguments, handshake,
     not_applicable, passed, properties, refused, schema_type, send_request, show, tool_name, tools_of,
 )
-from ._common import shown_text
+from ._common import how_to_allow, shown_text
 
 URL_PARAMS = ("url", "uri", "link", "href", "endpoint")
 """Parameter names that take a URL; names ending in ``_url``, ``_uri`` or ``_link`` count too."""
@@ -171,6 +179,35 @@ def url_tools(target: Target) -> list[tuple[dict[str, Any], str]]:
 NO_URL_TOOL = "not checked: no callable tool takes a URL (a parameter named url, uri, link or endpoint, or format: uri)"
 
 
+def no_url_tool(target: Target) -> Finding:
+    """N/A when no callable tool takes a URL, naming the listed ones that do but may not be called."""
+    blocked = [tool_name(t) for t in tools_of(target) if url_param(t) and not target.may_call(t)]
+    if blocked:
+        return not_applicable(f"not checked: the tools that take a URL were not called: {how_to_allow(blocked)}")
+    return not_applicable(NO_URL_TOOL)
+
+
+def beyond_reach(target: Target) -> Finding | None:
+    """N/A for an audit by URL of a server that is not on this machine's loopback (the probe's listeners on
+    127.0.0.1 are out of its reach); None when the probe can run: over stdio, or by a loopback URL."""
+    if target.transport != "http":
+        return None
+    host = urlsplit(target.url or "").hostname or ""
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if loopback:
+        return None
+    return not_applicable(f"not checked: the server is reached at {host or 'an unknown host'}, not on this machine's "
+                          "loopback, so the probe's HTTP listeners on 127.0.0.1 are beyond its reach")
+
+
+BY_URL_REFUSED = ("not checked: over HTTP a refusal cannot be told from a listener the server could not reach (a "
+                  "server in another network namespace, behind a port forward, has a 127.0.0.1 of its own); every URL "
+                  "leading to 127.0.0.1 was refused or failed")
+
+
 def _row(listener: Listener, target: Target, name: str, url: str, response: dict[str, Any] | None, what: str) -> str:
     said = "no answer" if response is None else show(shown_text(response), target, 140)
     return listener.scrub(f"{name}(url={url!r}) -> {what}; {said}")
@@ -182,7 +219,7 @@ def _try_urls(target: Target, listener: Listener, urls: dict[str, str], *, seen_
     for the token (or ``seen_as`` came back), rows answered as a success, and rows refused."""
     tools = url_tools(target)
     if not tools:
-        return not_applicable(NO_URL_TOOL)
+        return no_url_tool(target)
     calls = ToolCalls(target, wait=target.timeout, extra_env=extra_env)
     hits, successes, others = [], [], []
     for tool, param in tools:
@@ -203,9 +240,11 @@ def _try_urls(target: Target, listener: Listener, urls: dict[str, str], *, seen_
 @probe("fetch_internal_refused", "URL tools refuse loopback and other internal addresses", calls_tools=True, reasons={
     "fetched_internal": "the probe's listener on 127.0.0.1 received the request (by address, name or another spelling)",
     "not_refused": "a URL that leads to loopback was answered as a success, not refused with a tool error",
-})
+}, over_http=True)
 def fetch_internal_refused(target: Target) -> Finding:
     """Ask every URL tool for the listener's page on 127.0.0.1, spelt six ways; each must be refused, unfetched."""
+    if (far := beyond_reach(target)) is not None:
+        return far
     with listening() as (listener,):
         urls = {"loopback": listener.url("/hb-ssrf/loopback"),
                 "name": listener.url("/hb-ssrf/name", "localhost"),
@@ -224,6 +263,8 @@ def fetch_internal_refused(target: Target) -> Finding:
                       *successes[:8])
     if not others:
         return calls.not_checked("no URL tool answered")
+    if target.transport == "http":
+        return not_applicable(BY_URL_REFUSED, *others[:8], *calls.notes)
     return passed(f"{len(others)} URL(s) leading to 127.0.0.1 refused, none fetched", *others[:8], *calls.notes)
 
 
@@ -261,9 +302,11 @@ LISTENER_REFUSED = ("not checked: the tool refused the probe's listener on 127.0
 
 @probe("fetch_redirects_checked", "URL tools check every redirect like the first URL", calls_tools=True, reasons={
     "followed_redirect": "an allowed URL redirected to an internal one, and the tool followed it",
-})
+}, over_http=True)
 def fetch_redirects_checked(target: Target) -> Finding:
     """An allowed listener redirects to a second, internal one: the second must get nothing."""
+    if (far := beyond_reach(target)) is not None:
+        return far
     with listening(2) as (allowed, internal):
         allowed.redirect_to = internal.url("")
         urls = {"by-address": allowed.url("/hb-redirect/by-address")}
@@ -333,7 +376,7 @@ def fetch_bounded(target: Target) -> Finding:
     answer each within its time limit."""
     tools = url_tools(target)
     if not tools:
-        return not_applicable(NO_URL_TOOL)
+        return no_url_tool(target)
     tool, param = tools[0]
     name, own_limit = tool_name(tool), _seconds_param(tool)
     wait = own_limit + 2.0 if own_limit is not None else max(target.timeout, 5.0)
