@@ -81,3 +81,17 @@ def test_an_advertised_subscription_must_be_a_method(tmp_path: Path, subscribe: 
     assert finding.status == status, finding
     if status == "FAIL":
         assert finding.reason == "advertised_not_served" and "resources/subscribe is not a method" in " ".join(finding.evidence)
+
+
+@pytest.mark.parametrize("subscribe", ["missing", "served"])
+def test_an_advertised_subscription_not_exercised_is_not_checked(project_root: Path, subscribe: str) -> None:
+    """OPS-003 under --no-tool-calls: resources/subscribe is not sent, so an advertised subscription is not known to
+    work; it read PASS (GitHub's Go server, whose -32601 only a request shows), and the audit exited 0."""
+    from mcp_handbook import load_corpus
+    from mcp_handbook.audit import AuditOptions, run_audit
+
+    result = run_audit(load_corpus(project_root), [sys.executable, str(QUIRKS / "ops_quirks.py"), "--subscribe", subscribe],
+                       options=AuditOptions(wait=2, tool_calls=False, rules=frozenset({"OPS-003"}), sdk_baseline=False))
+    finding = next(f.finding for f in result.findings if f.rule.id == "OPS-003")
+    assert finding.status == "N/A" and "resources.subscribe (resources/subscribe) not exercised" in finding.summary, finding
+    assert result.exit_code == 3

@@ -144,7 +144,7 @@ def test_a_probe_that_decides_from_the_listing_starts_no_server(tmp_path: Path, 
     assert "by_listing" not in spawned and spawned.count("uses_it") == 1, spawned
 
 
-def test_probes_that_start_several_servers_start_first(tmp_path: Path) -> None:
+def test_long_probes_start_first(tmp_path: Path) -> None:
     import time
 
     began: dict[str, float] = {}
@@ -155,7 +155,7 @@ def test_probes_that_start_several_servers_start_first(tmp_path: Path) -> None:
             return passed(name)
         return run
 
-    probes = {n: Probe(n, noting(n), n, servers=3 if n == "wide" else 1) for n in ("one", "two", "wide")}
+    probes = {n: Probe(n, noting(n), n, long=n == "wide") for n in ("one", "two", "wide")}
     run_audit(fake_corpus(tmp_path, {"TST-001": "one", "TST-002": "two", "TST-003": "wide"}), hostile("tiny"),
               options=AuditOptions(timeout=30, probe_timeout=10, wait=2, jobs=1), probes=probes)
     assert began["wide"] < began["one"] < began["two"], began

@@ -512,10 +512,10 @@ def _queue(
             lane.waiting.append(name)
         else:
             queue.append(solo(name))
-    # a probe that starts several servers, or one of the server's process (signals, stdin's end, stderr at exit) that
-    # waits on the process, often for the whole wait: started first, its start-ups and waits overlap the others' work
-    # instead of ending the audit
-    queue = deque(sorted(queue, key=lambda run: (-probes[run.name].servers, probes[run.name].over_http)))
+    # a long probe (several servers, a stall waited out), then those of the server's process (signals, stdin's end,
+    # stderr at exit) that wait on it, often for the whole wait: started first, their start-ups and waits overlap the
+    # others' work instead of ending the audit
+    queue = deque(sorted(queue, key=lambda run: (not probes[run.name].long, probes[run.name].over_http)))
     return queue, lane, verdicts
 
 

@@ -41,9 +41,10 @@ class Probe:
     or start-up it must see itself), so the auditor may run it on one server session shared with other readers
     instead of a fresh server (:mod:`mcp_handbook.audit.share`, which refuses anything else and then gives the probe a
     server of its own)."""
-    servers: int = 1
-    """How many servers it starts (at most, when it runs whole): an audit starts the probes that start several first,
-    so their start-ups and waits overlap the others' work instead of ending the audit."""
+    long: bool = False
+    """True when it takes several server start-ups' time at least (it starts several servers, or waits out a stalled
+    child or a signal's exit on purpose): an audit starts such probes first, so their start-ups and waits overlap the
+    others' work instead of ending the audit."""
 
 
 PROBES: dict[str, Probe] = {}
@@ -71,11 +72,11 @@ def _guard(name: str, fn: ProbeFn, reasons: Mapping[str, str]) -> ProbeFn:
 
 
 def probe(name: str, title: str, *, reasons: Mapping[str, str], calls_tools: bool = False,
-          over_http: bool = False, shares_session: bool = False, servers: int = 1) -> Callable[[ProbeFn], ProbeFn]:
+          over_http: bool = False, shares_session: bool = False, long: bool = False) -> Callable[[ProbeFn], ProbeFn]:
     """Register the decorated function as probe ``name``; ``reasons`` is its FAIL vocabulary (code -> meaning);
     ``over_http``: it speaks only JSON-RPC, so an audit by URL runs it too; ``shares_session``: it only reads, so an
-    audit may run it on a session shared with other readers; ``servers``: how many servers it starts (see
-    :class:`Probe`)."""
+    audit may run it on a session shared with other readers; ``long``: it takes several start-ups' time, so an audit
+    starts it first (see :class:`Probe`)."""
     clash = set(reasons) & set(GENERIC_REASONS)
     if clash or not reasons:
         raise ValueError(f"probe {name}: declare at least one reason of its own, none of {', '.join(GENERIC_REASONS)}")
@@ -84,7 +85,7 @@ def probe(name: str, title: str, *, reasons: Mapping[str, str], calls_tools: boo
         if name in PROBES:
             raise ValueError(f"probe {name!r} is registered twice ({PROBES[name].source_file} and {inspect.getsourcefile(fn)})")
         PROBES[name] = Probe(name, _guard(name, fn, reasons), title, calls_tools, dict(reasons), inspect.getsourcefile(fn) or "",
-                             over_http, shares_session, servers)
+                             over_http, shares_session, long)
         return fn
 
     return register

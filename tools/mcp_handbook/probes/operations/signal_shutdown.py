@@ -68,7 +68,7 @@ def _judge_exit(name: str, session: WireSession, code: int | None, since: float)
     return problems
 
 
-@probe("graceful_signal_shutdown", "SIGTERM and SIGINT finish in-flight calls, log and exit 0", reasons=REASONS, servers=2)
+@probe("graceful_signal_shutdown", "SIGTERM and SIGINT finish in-flight calls, log and exit 0", reasons=REASONS, long=True)
 def graceful_signal_shutdown(target: Target) -> Finding:
     """SIGTERM with a call in flight (when a slow tool exists) and SIGINT when idle: finish, log, exit 0."""
     term, _init, tools = session_with_tools(target)

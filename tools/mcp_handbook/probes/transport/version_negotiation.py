@@ -77,7 +77,7 @@ def _known_answer(target: Target, offered: dict[str, str], evidence: list[str]) 
 
 
 @probe("version_negotiation", "supported versions are echoed, unsupported ones answered with a supported one",
-       over_http=True, reasons=REASONS, servers=6)
+       over_http=True, reasons=REASONS, long=True)
 def version_negotiation(target: Target) -> Finding:
     """Initialize with unsupported and with known revisions: supported ones are echoed, others never are."""
     bogus = ("1999-01-01", MODERN_REVISION)  # older than any revision; newer than any with a handshake
