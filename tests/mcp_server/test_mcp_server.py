@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, TOOLS_DIR, server_argv, server_env
 
+from mcp_handbook import load_corpus
 from mcp_handbook.mcp_server import frames
 
 BAD_TOOL = {"name": "run it!", "description": "Runs it.",
@@ -43,7 +44,7 @@ async def test_sdk_client_lists_reads_gets_and_checks():
         index = (await client.read_resource("handbook://rules")).contents[0].text
         assert "handbook://rules/SEC-001" in index
         rule = (await client.read_resource("handbook://rules/SEC-001")).contents[0].text
-        assert rule.startswith("# SEC-001 · ") and "**CORRECT**" in rule and "/1.4" in rule.split("Published page")[1][:80]
+        assert rule.startswith("# SEC-001 · ") and "**CORRECT**" in rule and f"/{load_corpus(ROOT).version}/" in rule.split("Published page")[1][:80]
         assert "WRONG example omitted" in rule  # WRONG code is never handed to an agent to copy
 
         prompt = await client.get_prompt("review_server", {"how_it_runs": "python -m my_server --root ."})
