@@ -179,6 +179,19 @@ def test_the_python_baseline_server_answers_the_auditor(corpus) -> None:
     assert {f.rule.id: f.finding.status for f in seen.findings} == {"TRN-001": "PASS", "TOOL-013": "PASS"}
 
 
+@pytest.mark.slow  # starts the minimal server on the installed Python SDK
+def test_the_python_baseline_shows_the_sdks_lax_coercion(corpus) -> None:
+    """ERR-004: pydantic coerces "1" and true for an integer in any server built on the SDK (excel-mcp-server, mcp-server-
+    git); the minimal server had only a string parameter, so those FAILs were laid at the author's door."""
+    pytest.importorskip("mcp")
+    from mcp_handbook.audit import run_audit
+
+    seen = run_audit(corpus, [sys.executable, str(sdk_baseline.BASELINES / "python_sdk.py")],
+                     options=AuditOptions(rules=frozenset({"ERR-004"}), sdk_baseline=False))
+    finding = next(f.finding for f in seen.findings if f.rule.id == "ERR-004")
+    assert finding.status == "FAIL" and "type confusions a lax validator coerced" in finding.summary, finding
+
+
 @pytest.mark.parametrize(("reason", "allowed"), [("nonzero_exit", True), ("no_exit", False)])
 def test_the_default_signal_deviation_needs_a_server_that_a_signal_ends(corpus, reason: str, allowed: bool) -> None:
     """OPS-001 allows a quick read-only server Python's default signal actions; mcp-server-time was still running

@@ -16,9 +16,12 @@ server = Server("hb-sdk-baseline")
 
 
 @server.tool(annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False))
-def echo(text: str) -> str:
-    """Return the text it is given, unchanged. A baseline tool: it reads nothing and writes nothing."""
-    return text
+def echo(text: str, times: int = 1, shout: bool = False) -> str:
+    """Return the text it is given, ``times`` times, in capitals when ``shout``. A baseline tool: it reads nothing
+    and writes nothing. Its integer and boolean show what the SDK's validator does with a number or a flag sent as
+    a string (ERR-004)."""
+    said = text.upper() if shout else text
+    return " ".join([said] * max(1, min(times, 3)))
 
 
 if __name__ == "__main__":

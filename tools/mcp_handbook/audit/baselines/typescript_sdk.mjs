@@ -10,15 +10,21 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 const { z } = createRequire(import.meta.resolve("@modelcontextprotocol/sdk/server/mcp.js"))("zod");
 
 const server = new McpServer({ name: "hb-sdk-baseline", version: "0.0.0" });
-const description = "Return the text it is given, unchanged. A baseline tool: it reads nothing and writes nothing.";
-const echo = async ({ text }) => ({ content: [{ type: "text", text }] });
+const description = "Return the text it is given, `times` times, in capitals when `shout`. A baseline tool: it reads "
+  + "nothing and writes nothing.";
+// an integer and a boolean show what the SDK's validator does with a number or a flag sent as a string (ERR-004)
+const shape = { text: z.string(), times: z.number().int().optional(), shout: z.boolean().optional() };
+const echo = async ({ text, times = 1, shout = false }) => {
+  const said = shout ? text.toUpperCase() : text;
+  return { content: [{ type: "text", text: Array(Math.max(1, Math.min(times, 3))).fill(said).join(" ") }] };
+};
 
 if (typeof server.registerTool === "function") {
   server.registerTool("echo", {
-    description, inputSchema: { text: z.string() }, annotations: { readOnlyHint: true, openWorldHint: false },
+    description, inputSchema: shape, annotations: { readOnlyHint: true, openWorldHint: false },
   }, echo);
 } else {  // SDK releases before registerTool
-  server.tool("echo", description, { text: z.string() }, echo);
+  server.tool("echo", description, shape, echo);
 }
 
 await server.connect(new StdioServerTransport());
