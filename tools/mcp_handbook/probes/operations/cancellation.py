@@ -41,7 +41,7 @@ def _kind(response: dict[str, Any]) -> str:
 
 
 @probe("cancellation_stops_work", "a cancelled call stops its work and gets no response", calls_tools=True,
-       reasons=REASONS)
+       reasons=REASONS, server_options=("--progress-tool",))
 def cancellation_stops_work(target: Target) -> Finding:
     """Time a call that reports progress; call it again, cancel it at its first report, and listen for as long
     as the whole call took plus half a second."""

@@ -27,7 +27,7 @@ def _is_number(value: Any) -> bool:
 
 
 @probe("progress_notifications", "progress notifications carry the caller's token, grow, and stop at the answer",
-       calls_tools=True, reasons=REASONS)
+       calls_tools=True, reasons=REASONS, server_options=("--progress-tool",))
 def progress_notifications(target: Target) -> Finding:
     """Call tools with an integer progressToken until one reports progress, then judge every report of that call."""
     session, _init, tools = session_with_tools(target)

@@ -50,7 +50,7 @@ def _shown(listener: Listener) -> str:
 
 
 @probe("http_loopback_bind", "the HTTP server listens on loopback addresses only",
-       over_http=True, reasons={"listens_beyond_loopback": "the server listens on an address other than loopback "
+       over_http=True, isolated_network=True, reasons={"listens_beyond_loopback": "the server listens on an address other than loopback "
                                            "(0.0.0.0, ::, or a real interface's address)"})
 def http_loopback_bind(target: Target) -> Finding:
     """Start the server over HTTP; once it prints its URL, every TCP socket its processes listen on is loopback."""
