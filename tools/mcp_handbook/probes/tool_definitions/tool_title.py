@@ -36,9 +36,9 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
     return []
 
 
-@probe("tool_titles", "every tool has a human-readable top-level title", over_http=True, reasons=REASONS,
+@probe("tool_title", "every tool has a human-readable top-level title", over_http=True, reasons=REASONS,
        shares_session=True)
-def tool_titles(target: Target) -> Finding:
+def tool_title(target: Target) -> Finding:
     """Every tool has a human-readable top-level title that is not its name."""
     return judge_each_tool(target, _problems, reasons=REASONS,
                            kept="have a human-readable top-level title",

@@ -20,9 +20,9 @@ _HIGH_FD_FLOOR = 600
 """The inherited socket is placed at or above this number, past any fixed small range a server might close."""
 
 
-@probe("inherited_fds_closed", "descriptors inherited at start are closed",
+@probe("close_inherited_fds", "descriptors inherited at start are closed",
        reasons={"inherited_fd_open": "a descriptor inherited at start-up is still open after the handshake"})
-def inherited_fds_closed(target: Target) -> Finding:
+def close_inherited_fds(target: Target) -> Finding:
     """Start the server holding an inherited pipe and a high-numbered socket; after the handshake neither is open."""
     if not Path("/proc/self/fd").is_dir():
         return not_applicable("/proc is not available on this system: descriptors cannot be inspected")

@@ -55,13 +55,13 @@ def _visible_ascii(value: str) -> bool:
     return bool(value) and all(0x21 <= ord(c) <= 0x7E for c in value)
 
 
-@probe("http_session_ids", "session ids are visible ASCII, unique and unguessable",
+@probe("http_session_ids_unguessable", "session ids are visible ASCII, unique and unguessable",
        over_http=True, reasons={"session_id_not_visible_ascii": "a session id holds a character outside visible ASCII (0x21 to 0x7E)",
                 "session_id_repeated": "two sessions got the same id",
                 "session_id_short": f"a session id holds fewer than {MIN_BITS} bits by its length and alphabet",
                 "session_id_predictable": "consecutive session ids are near copies of each other (a counter, a clock, "
                                           "a time-based UUID)"})
-def http_session_ids(target: Target) -> Finding:
+def http_session_ids_unguessable(target: Target) -> Finding:
     point = endpoint(target)
     ids: list[str] = []
     evidence: list[str] = []

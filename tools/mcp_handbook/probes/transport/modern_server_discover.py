@@ -54,12 +54,12 @@ def _discover(session: Any, target: Target) -> dict[str, Any]:
         return {"silent": True}
 
 
-@probe("modern_discover", "a server that serves 2026-07-28 requests answers server/discover with a DiscoverResult",
+@probe("modern_server_discover", "a server that serves 2026-07-28 requests answers server/discover with a DiscoverResult",
        over_http=True, reasons={
            "discover_refused": "the server serves 2026-07-28 requests but refused server/discover",
            "bad_discover_result": "server/discover returned a result without supportedVersions (listing 2026-07-28) and capabilities",
        }, shares_session=True)
-def modern_discover(target: Target) -> Finding:
+def modern_server_discover(target: Target) -> Finding:
     """Ask server/discover, then tools/list in the 2026-07-28 envelope; judge discovery by what the server serves."""
     session = target.start()
     discovered = _discover(session, target)

@@ -75,11 +75,11 @@ def _watched_calls(target: Target, watch: ChildWatch, calls: ToolCalls, tools: l
             calls.call(name, args)
 
 
-@probe("child_env_minimal", "a child process sees none of the server's environment", calls_tools=True, reasons={
+@probe("child_env_allowlist", "a child process sees none of the server's environment", calls_tools=True, reasons={
     "canary_reached_child": "the server's secret reached a child's environment: it was inherited or filtered by a deny-list",
     "server_env_inherited": "variables of the server's own environment (not fixed, non-secret names) reached a child",
 })
-def child_env_minimal(target: Target) -> Finding:
+def child_env_allowlist(target: Target) -> Finding:
     """Start the server with decoy secrets; a child that prints its environment, and every child seen in /proc
     while the tools run, must hold none of them."""
     decoys = {"DATABASE_URL": f"postgresql://app:{target.canary}@db.internal:5432/app",

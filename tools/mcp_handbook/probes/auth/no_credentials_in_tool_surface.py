@@ -113,11 +113,11 @@ def _schema_properties(schema: Any, pointer: str = "", depth: int = 0) -> Iterat
             yield from _schema_properties(sub, f"{pointer}/{key}/{name}", depth + 1)
 
 
-@probe("no_credential_parameters", "no tool asks for or carries a credential", over_http=True, reasons={
+@probe("no_credentials_in_tool_surface", "no tool asks for or carries a credential", over_http=True, reasons={
     "credential_parameter": "a parameter asks the caller for a credential, by its name or its description",
     "secret_in_definition": "a tool definition carries the server's secret or a credential-shaped literal",
 }, shares_session=True)
-def no_credential_parameters(target: Target) -> Finding:
+def no_credentials_in_tool_surface(target: Target) -> Finding:
     """Read tools/list: no parameter may ask for a credential, and no definition may carry one."""
     tools = tools_of(target)
     if not tools:

@@ -29,7 +29,7 @@ from typing import Any
 from ..judging import Problem, judge_each_tool
 from ..registry import probe
 from ..support import Finding, Target, properties, tool_name, tools_of
-from .hidden_text import FIELDS, strings
+from .hidden_text_in_tools import FIELDS, strings
 
 REASONS = {
     "instructs_other_tools": "a tool's definition gives a rule for other tools or servers in general",

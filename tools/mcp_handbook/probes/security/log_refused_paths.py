@@ -20,13 +20,13 @@ from ..support import (
 from ._file_kinds import TEXT, kinds_taken
 
 
-@probe("refused_path_logged", "a refused path is logged raw and escaped on stderr", calls_tools=True,
+@probe("log_refused_paths", "a refused path is logged raw and escaped on stderr", calls_tools=True,
        shares_session=True, reasons={
     "attempt_not_logged": "no stderr line carries the refused path as the caller sent it",
     "log_line_forged": "a newline in a refused path started a new stderr line: the path was logged unescaped",
     "escape_not_refused": "an escape attempt was served, so there was no refusal to log (see SEC-001)",
 })
-def refused_path_logged(target: Target) -> Finding:
+def log_refused_paths(target: Target) -> Finding:
     """Send two escape attempts; stderr must carry the raw attempted path, escaped so it cannot forge a log line."""
     session, init, tools = session_with_tools(target)
     candidate = next(((t, p) for t in tools if target.may_call(t) for p in string_params(t, PATH_PARAMS)), None)

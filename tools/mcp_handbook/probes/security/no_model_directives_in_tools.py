@@ -31,7 +31,7 @@ from typing import Any
 from ..judging import Problem, judge_each_tool
 from ..registry import probe
 from ..support import Finding, Target, tool_name
-from .hidden_text import FIELDS, strings
+from .hidden_text_in_tools import FIELDS, strings
 
 REASONS = {
     "override_instructions": "a tool's definition tells the model to ignore or replace its instructions",

@@ -16,10 +16,10 @@ from ..support import Finding, Target, failed, passed
 FOREIGN_ORIGINS = ("http://attacker.example", "http://localhost.attacker.example", "null")
 
 
-@probe("http_foreign_origin", "a request with a foreign Origin gets 403",
+@probe("http_refuse_foreign_origin", "a request with a foreign Origin gets 403",
        over_http=True, reasons={"foreign_origin_served": "a request with a foreign Origin was served (2xx)",
                 "foreign_origin_not_403": "a request with a foreign Origin was answered with a status other than 403"})
-def http_foreign_origin(target: Target) -> Finding:
+def http_refuse_foreign_origin(target: Target) -> Finding:
     point = endpoint(target)
     message, headers, control = ordinary_request(target, point)
     evidence = [row(point, message["method"], headers, control)]

@@ -65,9 +65,9 @@ def malformed_requests(target: Target, token: str) -> list[tuple[str, bytes]]:
     return [(what, (line + "\n").encode()) for what, line in lines]
 
 
-@probe("secrets_redacted_in_logs", "secret-named argument values never reach a log",
+@probe("redact_secrets_in_logs", "secret-named argument values never reach a log",
        reasons={"secret_in_log": "a value sent under a secret-looking key appeared on stderr or in a log notification"})
-def secrets_redacted_in_logs(target: Target) -> Finding:
+def redact_secrets_in_logs(target: Target) -> Finding:
     """Send secret-named values nested in arguments with debug logging on, then in requests that fail validation;
     neither stderr nor notifications may show them, whole or :data:`MIN_PART` characters of them."""
     session, init, tools = session_with_tools(target)

@@ -22,7 +22,7 @@ import os
 from ..http import NOT_HTTP, Endpoint, endpoint, parse_url
 from ..registry import probe
 from ..support import Finding, Target, failed, not_applicable, passed
-from .listening_sockets import Listener, TableRow, listening, listening_on_port, session_pids
+from .no_listening_sockets import Listener, TableRow, listening, listening_on_port, session_pids
 
 NOT_SEEN_BY_URL = ("not checked: the audit cannot see which address the server listens on; "
                    "run `ss -ltnp` on its host")
@@ -49,10 +49,10 @@ def _shown(listener: Listener) -> str:
     return f"listens on {listener.kind} {host_shown(listener.address)}:PORT"
 
 
-@probe("http_loopback_bind", "the HTTP server listens on loopback addresses only",
+@probe("http_listen_on_loopback", "the HTTP server listens on loopback addresses only",
        over_http=True, isolated_network=True, reasons={"listens_beyond_loopback": "the server listens on an address other than loopback "
                                            "(0.0.0.0, ::, or a real interface's address)"})
-def http_loopback_bind(target: Target) -> Finding:
+def http_listen_on_loopback(target: Target) -> Finding:
     """Start the server over HTTP; once it prints its URL, every TCP socket its processes listen on is loopback."""
     if target.transport != "http":
         return not_applicable(NOT_HTTP)

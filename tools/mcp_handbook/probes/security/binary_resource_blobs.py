@@ -21,12 +21,12 @@ PAYLOAD = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) + b"hb-binary\x00\xff\xfe"
 """A PNG signature, every byte value, and a tail that is not UTF-8."""
 
 
-@probe("binary_resource", "binary resource contents are a base64 blob of the file's exact bytes", reasons={
+@probe("binary_resource_blobs", "binary resource contents are a base64 blob of the file's exact bytes", reasons={
     "binary_as_text": "a binary file came back as text (decoded, bytes replaced or lost) instead of a blob",
     "blob_not_base64": "the blob is not valid base64",
     "blob_changed": "the blob decodes to bytes other than the file's",
 }, shares_session=True)
-def binary_resource(target: Target) -> Finding:
+def binary_resource_blobs(target: Target) -> Finding:
     """Plant a binary file, read it as a resource, and check the blob and its bytes; report the MIME type."""
     session = resources_session(target)
     root = served_root(target)

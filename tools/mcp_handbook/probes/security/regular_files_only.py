@@ -25,11 +25,11 @@ _CALL_DEADLINE = 2.0
 _PING_DEADLINE = 1.0
 
 
-@probe("special_files_refused", "a FIFO in the workspace blocks no call", calls_tools=True, shares_session=True, reasons={
+@probe("regular_files_only", "a FIFO in the workspace blocks no call", calls_tools=True, shares_session=True, reasons={
     "blocked_on_fifo": "a call naming (or listing) a FIFO in the workspace was not answered within 2s",
     "stopped_answering": "with a FIFO in the workspace the server stopped answering, even ping",
 })
-def special_files_refused(target: Target) -> Finding:
+def regular_files_only(target: Target) -> Finding:
     """Put a FIFO in the workspace and hand it to every path-taking tool; each must answer at once, and so must a ping."""
     session, init, tools = session_with_tools(target)
     candidates = [(t, p) for t in tools if target.may_call(t) for p in string_params(t, PATH_PARAMS)][:6]

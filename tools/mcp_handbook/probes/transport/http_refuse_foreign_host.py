@@ -16,9 +16,9 @@ from ..support import Finding, Target, failed, passed
 FOREIGN_NAMES = ("attacker.example", "localhost.attacker.example")
 
 
-@probe("http_foreign_host", "a request with a foreign Host is refused",
+@probe("http_refuse_foreign_host", "a request with a foreign Host is refused",
        over_http=True, reasons={"foreign_host_served": "a request whose Host names another site was not refused with a 4xx status"})
-def http_foreign_host(target: Target) -> Finding:
+def http_refuse_foreign_host(target: Target) -> Finding:
     point = endpoint(target)
     message, headers, control = ordinary_request(target, point)
     evidence = [row(point, message["method"], headers, control)]

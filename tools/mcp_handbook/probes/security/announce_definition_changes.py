@@ -81,9 +81,9 @@ def differences(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> li
     return found
 
 
-@probe("definitions_stable_in_session", "tool definitions do not change during a session without list_changed",
+@probe("announce_definition_changes", "tool definitions do not change during a session without list_changed",
        reasons=REASONS, calls_tools=True, shares_session=True)
-def definitions_stable_in_session(target: Target) -> Finding:
+def announce_definition_changes(target: Target) -> Finding:
     """List, call the read-only tools once, list again: every difference must follow a list_changed notification."""
     session, init, first = session_with_tools(target, lazy=False)
     listed_at = len(session.stdout)  # an announcement counts only between the two listings, not one sent at start-up

@@ -40,9 +40,9 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
     return problems
 
 
-@probe("no_catch_all_tools", "no tool that may write takes a free-form command/action/mode string (heuristic)",
+@probe("single_purpose_tools", "no tool that may write takes a free-form command/action/mode string (heuristic)",
        over_http=True, reasons=REASONS, shares_session=True)
-def no_catch_all_tools(target: Target) -> Finding:
+def single_purpose_tools(target: Target) -> Finding:
     """Heuristic: no tool that may write takes a free-form command/action/mode/sql/script string."""
     return judge_each_tool(target, _problems, reasons=REASONS,
                            kept="are single-purpose (no free-form command/action/mode string on a tool that may write)",

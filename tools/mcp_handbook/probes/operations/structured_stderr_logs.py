@@ -43,14 +43,14 @@ def _log_line_problem(text: str) -> tuple[str, str] | None:
     return None
 
 
-@probe("structured_stderr", "every stderr line is a one-line JSON event with ts, level, event",
+@probe("structured_stderr_logs", "every stderr line is a one-line JSON event with ts, level, event",
        reasons={
            "not_json": "a stderr line is not a JSON object (free text, or one line of a record spread over several)",
            "missing_fields": "a stderr line is a JSON object without a non-empty string ts, level or event",
            "bad_timestamp": "a stderr line's ts is not an ISO 8601 time with a time zone",
            "bad_level": "a stderr line's level is not a syslog level name in the protocol's lower case",
        })
-def structured_stderr(target: Target) -> Finding:
+def structured_stderr_logs(target: Target) -> Finding:
     """An ordinary session, then EOF: every stderr line is one JSON object with ts, level and event."""
     session, _init, _tools = session_with_tools(target)
     session.request("hb_probe/no_such_method", {}, timeout=target.timeout)

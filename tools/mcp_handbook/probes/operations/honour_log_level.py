@@ -34,7 +34,7 @@ def _set_level(session: WireSession, level: str, timeout: float) -> dict[str, An
         raise _LevelNotServed(f"logging/setLevel {level!r} got no answer: {exc}") from None
 
 
-@probe("log_level_honoured", "notifications/message respect logging/setLevel", calls_tools=True,
+@probe("honour_log_level", "notifications/message respect logging/setLevel", calls_tools=True,
        over_http=True, reasons={
            "set_level_refused": "logging/setLevel with a valid level was refused or never answered",
            "below_level_sent": "a notifications/message below the level set arrived after logging/setLevel",
@@ -42,7 +42,7 @@ def _set_level(session: WireSession, level: str, timeout: float) -> dict[str, An
            "unknown_level_accepted": "logging/setLevel accepted (or never answered) the unknown level 'verbose' instead of -32602",
            "unknown_level_wrong_code": "logging/setLevel refused the unknown level 'verbose' with another error code than -32602",
        })
-def log_level_honoured(target: Target) -> Finding:
+def honour_log_level(target: Target) -> Finding:
     """logging/setLevel debug, then error: after error, no notifications/message below error arrive."""
     session, init, listed = session_with_tools(target)
     if "logging" not in (init.get("capabilities") or {}):

@@ -80,7 +80,7 @@ def _attacks(base: str, names: dict[str, str]) -> list[tuple[str, str]]:
     ]
 
 
-@probe("resource_containment", "resources/read refuses URIs outside the root and schemes it does not serve", reasons={
+@probe("resource_uri_containment", "resources/read refuses URIs outside the root and schemes it does not serve", reasons={
     "served_outside_root": "a resources/read of a URI outside the served root (dot-dot, percent-encoded dots or "
                            "slashes, a symlink out, an absolute path) returned contents or showed the outside marker",
     "served_other_scheme": "a URI of a scheme the server does not serve was read as a file inside the root",
@@ -88,7 +88,7 @@ def _attacks(base: str, names: dict[str, str]) -> list[tuple[str, str]]:
                            "it refuses escapes with",
     "read_unanswered": "an escape attempt was neither refused nor answered within the timeout",
 }, shares_session=True)
-def resource_containment(target: Target) -> Finding:
+def resource_uri_containment(target: Target) -> Finding:
     """Read escaping URIs built on the server's own URI for a planted file; none may be served."""
     session = resources_session(target)
     root = served_root(target)

@@ -39,13 +39,13 @@ MAX_CALLS = 20
 """Callable tools called with ordinary arguments, at most."""
 
 
-@probe("canary_never_leaks", "the server's secret appears in no output, log or child", calls_tools=True, reasons={
+@probe("no_secret_in_output", "the server's secret appears in no output, log or child", calls_tools=True, reasons={
     "canary_in_output": "the server's secret appeared on stdout, in what the client receives",
     "canary_in_log": "the server's secret appeared on stderr, in what the operator's logs keep",
     "environment_in_output": "over HTTP (no canary can be planted): an answer held the server's process environment, "
                              "and with it whatever secret the operator configured",
 }, over_http=True)
-def canary_never_leaks(target: Target) -> Finding:
+def no_secret_in_output(target: Target) -> Finding:
     """An ordinary session calling every callable tool, and asking the tools that evaluate code for the process
     environment: the server's secret must appear in no output, log or child."""
     root = prepare_root(target)

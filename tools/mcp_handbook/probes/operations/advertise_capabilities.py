@@ -27,14 +27,14 @@ EXERCISES: dict[str, tuple[str, dict[str, Any], str | None]] = {
 """capability -> (the method that exercises it, its params, the list its result must hold)."""
 
 
-@probe("capabilities_match", "advertised capabilities work and used features are advertised",
+@probe("advertise_capabilities", "advertised capabilities work and used features are advertised",
        over_http=True, reasons={
            "no_capabilities": "the initialize result has no capabilities object",
            "capability_not_object": "a capability's value is not an object",
            "advertised_not_served": "an advertised capability's method fails, never answers or returns no list",
            "served_not_advertised": "the server serves tools, prompts, resources or log messages without advertising them",
        })
-def capabilities_match(target: Target) -> Finding:
+def advertise_capabilities(target: Target) -> Finding:
     """Advertised capabilities are objects and work; what the server serves is advertised."""
     session, init = handshake(target)
     caps = init.get("capabilities")

@@ -29,12 +29,12 @@ ECHO_IDS: tuple[tuple[Any, Any], ...] = (  # (id for a ping, id for an unknown m
 """Ids careless code changes; the integers stay within +-(2^53 - 1), so an exact echo is always possible."""
 
 
-@probe("id_echo", "response ids echo request ids verbatim, type included",
+@probe("echo_request_ids", "response ids echo request ids verbatim, type included",
        over_http=True, reasons={
            "id_not_echoed": "no answer carries a request's id with its value and JSON type",
            "invented_id": "an answer carries an id no request used",
        }, shares_session=True)
-def id_echo(target: Target) -> Finding:
+def echo_request_ids(target: Target) -> Finding:
     """Success and error answers must carry the request's id exactly: same value, same JSON type."""
     session, _init = handshake(target)
     trivial = trivial_method(target)

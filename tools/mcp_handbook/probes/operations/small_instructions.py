@@ -14,12 +14,12 @@ INSTRUCTIONS_BUDGET = 2000
 """The handbook's ceiling for ``instructions``, in characters (an opinion, see the rule)."""
 
 
-@probe("instructions_budget", "instructions stay within the handbook's size budget",
+@probe("small_instructions", "instructions stay within the handbook's size budget",
        over_http=True, reasons={
            "instructions_not_string": "instructions is present but not a string",
            "instructions_over_budget": f"instructions are longer than the handbook's {INSTRUCTIONS_BUDGET:,}-character budget",
        }, shares_session=True)
-def instructions_budget(target: Target) -> Finding:
+def small_instructions(target: Target) -> Finding:
     """The initialize result's instructions, if any, are a string within the handbook's budget."""
     _session, init = handshake(target)
     text = init.get("instructions")

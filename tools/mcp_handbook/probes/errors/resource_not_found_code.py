@@ -78,12 +78,12 @@ def _listed_file(root: Path | None) -> Iterator[None]:
             planted.unlink(missing_ok=True)
 
 
-@probe("unknown_resource", "a resource that does not exist gets the specified error", over_http=True, reasons={
+@probe("resource_not_found_code", "a resource that does not exist gets the specified error", over_http=True, reasons={
     "not_found_served": "resources/read of a resource that does not exist returned a result (empty contents or not)",
     "wrong_not_found_code": "the error code is not the revision's: -32602 in 2026-07-28; -32002 (or -32602) before",
     "internal_error_for_missing": "a missing resource was answered -32603 Internal error, as if the server broke",
 }, shares_session=True)
-def unknown_resource(target: Target) -> Finding:
+def resource_not_found_code(target: Target) -> Finding:
     """Read a URI that names nothing, in each era the server speaks; judge the error code."""
     session, init = handshake(target)
     capabilities = init.get("capabilities")

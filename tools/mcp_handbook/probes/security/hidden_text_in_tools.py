@@ -75,9 +75,9 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
     return problems
 
 
-@probe("no_hidden_text_in_tools", "no invisible, control or reordering characters in tool definitions", over_http=True, reasons=REASONS,
+@probe("hidden_text_in_tools", "no invisible, control or reordering characters in tool definitions", over_http=True, reasons=REASONS,
        shares_session=True)
-def no_hidden_text_in_tools(target: Target) -> Finding:
+def hidden_text_in_tools(target: Target) -> Finding:
     """Every string a model reads from every listed tool: no character a person reviewing it would not see."""
     return judge_each_tool(target, _problems, reasons=REASONS, kept="hold only characters a person sees",
                            broken="hold characters a person reviewing them does not see")

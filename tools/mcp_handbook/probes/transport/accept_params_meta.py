@@ -25,13 +25,13 @@ def _names(response: dict[str, Any]) -> list[Any]:
     return [t.get("name") for t in result.get("tools") or [] if isinstance(t, dict)]
 
 
-@probe("meta_accepted", "requests carrying params._meta are served",
+@probe("accept_params_meta", "requests carrying params._meta are served",
        over_http=True, reasons={
            "refused_meta": "a request carrying params._meta was refused",
            "unanswered_meta": "a request carrying params._meta was never answered",
            "meta_changed_listing": "tools/list with params._meta listed different tools from tools/list without it",
        })
-def meta_accepted(target: Target) -> Finding:
+def accept_params_meta(target: Target) -> Finding:
     """Put params._meta on initialize, ping and tools/list: each must be served as if it were absent."""
     if target.modern:  # that era puts params._meta on every request; TRN-015's probe judges how it is checked
         return not_applicable("does not apply: in 2026-07-28 every request carries params._meta")

@@ -21,14 +21,14 @@ MODERN_META = modern_meta()
 """The envelope a dual-era client puts on its first request."""
 
 
-@probe("discover_fallback", "server/discover is answered at once, and initialize still works",
+@probe("answer_server_discover", "server/discover is answered at once, and initialize still works",
        reasons={
            "discover_unanswered": "server/discover sent before initialize got no answer: a dual-era client waits out its timeout",
            "bad_discover_result": "server/discover returned a result that is not a DiscoverResult",
            "no_handshake_fallback": "server/discover was refused with -32022 listing no handshake revision to fall back to",
            "initialize_failed": "after refusing server/discover the server did not complete the initialize that followed",
        })
-def discover_fallback(target: Target) -> Finding:
+def answer_server_discover(target: Target) -> Finding:
     """Send server/discover first, as a dual-era client does: it must be answered at once, and initialize must still work."""
     session = target.start()
     started = time.monotonic()

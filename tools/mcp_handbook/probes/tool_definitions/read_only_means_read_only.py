@@ -69,9 +69,9 @@ def _arguments(tool: dict[str, Any]) -> dict[str, Any] | None:
     return schema_valid_arguments(tool, **{p: PLANTED for p in PATH_PARAMS if p in props})
 
 
-@probe("read_only_tools_do_not_write", "a tool annotated readOnlyHint: true writes nothing to the workspace",
+@probe("read_only_means_read_only", "a tool annotated readOnlyHint: true writes nothing to the workspace",
        reasons=REASONS, calls_tools=True, shares_session=True)
-def read_only_tools_do_not_write(target: Target) -> Finding:
+def read_only_means_read_only(target: Target) -> Finding:
     """Snapshot the workspace around one ordinary call of each read-only tool: nothing may be created, changed or removed."""
     chosen = [t for t in callable_tools(target, tools_of(target)) if annotations_of(t).get("readOnlyHint") is True]
     if not chosen:

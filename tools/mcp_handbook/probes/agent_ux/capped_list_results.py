@@ -53,9 +53,9 @@ def _plant_many(workspace: Path) -> None:
             item.write_text("hb-needle line\n")
 
 
-@probe("list_results_capped", "listing 1,200 files returns a bounded page that says more exist", reasons=REASONS,
+@probe("capped_list_results", "listing 1,200 files returns a bounded page that says more exist", reasons=REASONS,
        calls_tools=True, shares_session=True)
-def list_results_capped(target: Target) -> Finding:
+def capped_list_results(target: Target) -> Finding:
     """Put 1,200 files in the workspace; every tool call that lists them must return a bounded page
     and say that more exist."""
     tools = callable_tools(target, tools_of(target))

@@ -26,7 +26,7 @@ def _row(what: str, answer: dict[str, Any]) -> str:
     return f"tools/list, {what} -> {compact(answer.get('error') if 'error' in answer else 'a result', 220)}"
 
 
-@probe("modern_meta_checked", "2026-07-28 requests are checked for their _meta fields and version",
+@probe("modern_check_request_meta", "2026-07-28 requests are checked for their _meta fields and version",
        over_http=True, reasons={
            "missing_field_accepted": "a request missing a required _meta field was served instead of refused",
            "missing_field_wrong_code": "a request missing a required _meta field was refused with a code other than -32602",
@@ -34,7 +34,7 @@ def _row(what: str, answer: dict[str, Any]) -> str:
            "unsupported_version_unlisted": "an unsupported version was refused without -32022 and data.supported/requested",
            "valid_envelope_refused": "a request with a complete 2026-07-28 envelope was refused",
        }, shares_session=True)
-def modern_meta_checked(target: Target) -> Finding:
+def modern_check_request_meta(target: Target) -> Finding:
     """Send tools/list without the version, without the capabilities, with an unserved version, and whole."""
     session, _discovered = modern_session(target)
     wait = target.timeout
