@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from .evidence import provable
 from .fields import FIELDS_BY_NAME
 from .model import Corpus, Diagnostic, Location, Rule, Snippet
-from .naming import naming_scheme
+from .naming import naming_scheme, probe_placeholders
 from .seams import TOOL_SEAM
 from .threats import CATEGORIES, OWASP_MCP_TOP10, category, ids_hint, is_category_id
 
@@ -280,9 +280,11 @@ def blocks_run(corpus: Corpus, known: Vocabulary | None = None) -> Iterable[Diag
 
 
 def probe_names(corpus: Corpus, known: Vocabulary | None = None) -> Iterable[Diagnostic]:
-    """HB039: a rule, its probe and the probe's module share one name, or ``naming.NAMED_APART`` says why not."""
+    """HB039: a rule, its probe and the probe's module share one name, or ``naming.NAMED_APART`` says why not;
+    HB016: the probe module holds no placeholder ``new-rule`` wrote."""
     if known is not None and known.modules:
         yield from naming_scheme(corpus, known.modules)
+        yield from probe_placeholders(corpus, known.modules)
 
 
 CHECKS: tuple[Callable[[Corpus, Vocabulary | None], Iterable[Diagnostic]], ...] = (

@@ -12,12 +12,17 @@ This module imports only the model: linting and ``new-rule`` read it without loa
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from .model import Corpus, Diagnostic, Location, Rule
 
 NAMING_FILE = "tools/mcp_handbook/naming.py"
 """Where :data:`NAMED_APART` lives, relative to the handbook's root (diagnostics point here)."""
+PROBES_DIR = Path(__file__).resolve().parent / "probes"
+"""The probes package, found without importing it (importing it registers every probe)."""
+PLACEHOLDER = "TODO(new-rule)"
+"""What ``mcp-handbook new-rule`` writes where the author must decide or write; ``check`` names each one left in a
+rule file or its probe module (HB016), so a skeleton never passes for a finished rule."""
 
 
 def gate_folder(gate: str) -> str:
@@ -95,3 +100,32 @@ def naming_scheme(corpus: Corpus, modules: Mapping[str, str]) -> Iterable[Diagno
         why = "no probe of that name exists" if name not in modules else "its rule, probe and module already share one name"
         yield Diagnostic(Location(NAMING_FILE, 1), "HB039", f"NAMED_APART explains probe {name!r}, but {why}",
                          "remove the entry")
+
+
+def placeholders(text: str) -> list[tuple[int, str]]:
+    """Each line of ``text`` that still holds :data:`PLACEHOLDER`, with what it asks for (the words after it)."""
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if PLACEHOLDER in line:
+            asks = line.split(PLACEHOLDER, 1)[1].split('"')[0].strip(" :#'`)").strip()  # up to the end of its string
+            found.append((number, asks[:120] or line.strip()[:120]))
+    return found
+
+
+def placeholder_diagnostic(path: str, line: int, asks: str) -> Diagnostic:
+    """HB016 for one placeholder ``new-rule`` left."""
+    return Diagnostic(Location(path, line), "HB016", f"placeholder left by new-rule: {asks}",
+                      f"write it, then delete the {PLACEHOLDER} marker")
+
+
+def probe_placeholders(corpus: Corpus, modules: Mapping[str, str]) -> Iterable[Diagnostic]:
+    """HB016 in the probe module of each automated rule: the placeholders ``new-rule`` wrote there."""
+    for name in sorted({rule.probe for rule in corpus.rules if rule.check == "automated" and rule.probe in modules}):
+        source = PROBES_DIR / modules[name]
+        try:
+            text = source.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        shown = source.relative_to(corpus.root).as_posix() if source.is_relative_to(corpus.root) else str(source)
+        for line, asks in placeholders(text):
+            yield placeholder_diagnostic(shown, line, asks)
