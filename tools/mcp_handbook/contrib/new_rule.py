@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..cli import EXIT_OK, EXIT_USAGE, UsageError, _root
 from ..model import Corpus
-from ..naming import PLACEHOLDER, PROBES_DIR, gate_folder, probe_name
+from ..naming import PLACEHOLDER, gate_folder, probe_name
 from ..parse import parse_content
 
 SLUG = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
@@ -24,6 +24,8 @@ REASON = "rule_broken"
 """The FAIL reason the skeletons share (the rule's clause, its WRONG block and the probe's vocabulary): the
 author renames it in both files to say what the probe saw."""
 TODO = PLACEHOLDER
+CHECKOUT_PROBES = Path("tools", "mcp_handbook", "probes")
+"""Where a checkout keeps its probes (the package :data:`~mcp_handbook.naming.PROBES_DIR` when run from it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +83,7 @@ def plan(root: Path, gate: str, slug: str, *, automated: bool) -> NewRule:
     if not automated:
         return NewRule(rule_id, rule_path, manual_rule_text(rule_id, gate, since))
     name = probe_name(slug)
-    package = root / PROBES_DIR.relative_to(PROBES_DIR.parents[2])  # tools/mcp_handbook/probes of this checkout
+    package = root / CHECKOUT_PROBES
     if not package.is_dir():
         raise UsageError(f"--automated writes the probe into a checkout's tools/mcp_handbook/probes/, and {root} has none")
     probe_path = package / gate_folder(gate) / f"{name}.py"
