@@ -81,9 +81,9 @@ def test_an_http_session_keeps_the_handshake_session_and_ends_it(tmp_path: Path)
 
 def test_probes_that_speak_only_json_rpc_are_marked_and_those_that_need_the_process_are_not() -> None:
     over_http = {name for name, p in PROBES.items() if p.over_http}
-    assert {"tool_names_valid", "id_echo", "modern_meta_checked", "http_foreign_origin"} <= over_http
-    assert not over_http & {"stdout_jsonrpc_only", "structured_stderr", "graceful_signal_shutdown", "child_env_minimal",
-                            "malformed_message_errors", "discover_fallback"}
+    assert {"tool_names", "echo_request_ids", "modern_check_request_meta", "http_refuse_foreign_origin"} <= over_http
+    assert not over_http & {"stdout_jsonrpc_only", "structured_stderr_logs", "graceful_signal_shutdown", "child_env_allowlist",
+                            "malformed_message_errors", "answer_server_discover"}
 
 
 @pytest.mark.slow  # a whole audit

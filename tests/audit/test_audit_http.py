@@ -66,18 +66,18 @@ def _probe(name: str, argv: list[str], tmp_path: Path):
 
 
 def test_a_server_that_accepts_any_origin_fails_the_origin_probe(tmp_path: Path) -> None:
-    served = _probe("http_foreign_origin", ANY_ORIGIN, tmp_path)
+    served = _probe("http_refuse_foreign_origin", ANY_ORIGIN, tmp_path)
     assert (served.status, served.reason) == ("FAIL", "foreign_origin_served"), served
     assert "POST /mcp initialize (Origin: http://attacker.example) -> HTTP 200" in served.evidence
-    wrong_status = _probe("http_foreign_origin", [*ANY_ORIGIN, "--mode", "wrong-status"], tmp_path)
+    wrong_status = _probe("http_refuse_foreign_origin", [*ANY_ORIGIN, "--mode", "wrong-status"], tmp_path)
     assert (wrong_status.status, wrong_status.reason) == ("FAIL", "foreign_origin_not_403"), wrong_status
     assert "HTTP 400" in wrong_status.summary
 
 
 def test_the_same_server_passes_the_host_and_session_id_probes(tmp_path: Path) -> None:
     # it checks Host and hands out random session ids: the other HTTP probes pass on it, so they judge what they name
-    assert _probe("http_foreign_host", ANY_ORIGIN, tmp_path).status == "PASS"
-    assert _probe("http_session_ids", ANY_ORIGIN, tmp_path).status == "PASS"
+    assert _probe("http_refuse_foreign_host", ANY_ORIGIN, tmp_path).status == "PASS"
+    assert _probe("http_session_ids_unguessable", ANY_ORIGIN, tmp_path).status == "PASS"
 
 
 def test_by_url_where_the_server_listens_is_not_checked_when_no_socket_here_shows_it(tmp_path: Path) -> None:
@@ -85,7 +85,7 @@ def test_by_url_where_the_server_listens_is_not_checked_when_no_socket_here_show
     # listens on port 9 here), the probe says so, and starts nothing
     target = Target(argv=[sys.executable, "-c", "raise SystemExit(9)"], workspace=tmp_path, env=minimal_env(home=tmp_path),
                     canary="hb-canary-x", timeout=5.0, transport="http", url="http://127.0.0.1:9/mcp")
-    finding = PROBES["http_loopback_bind"].run(target)
+    finding = PROBES["http_listen_on_loopback"].run(target)
     assert finding.status == "N/A", finding
     assert finding.summary.startswith("not checked: the audit cannot see which address the server listens on; "
                                       "run `ss -ltnp` on its host (")
@@ -125,7 +125,7 @@ def test_audit_url_of_the_reference_server_passes_every_probe_that_works_over_ht
             continue
         item = items[rule.id]
         over_http = PROBES[rule.probe].over_http
-        if rule.probe == "http_loopback_bind":  # by URL, read from this machine's socket tables: 127.0.0.1 only
+        if rule.probe == "http_listen_on_loopback":  # by URL, read from this machine's socket tables: 127.0.0.1 only
             assert item["status"] == "Pass", (rule.id, item["evidence"])
         elif "stdio" in rule.conditions or "pages-lists" in rule.conditions:
             assert item["evidence"].startswith("does not apply: "), (rule.id, item["evidence"])

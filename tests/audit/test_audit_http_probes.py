@@ -31,7 +31,7 @@ needs_proc_net = pytest.mark.skipif(not os.path.isfile("/proc/net/tcp"), reason=
 def _loopback_bind(url: str, tmp_path: Path):
     target = Target(argv=[], workspace=tmp_path, env=minimal_env(home=tmp_path), canary="hb-canary-x", timeout=5.0,
                     transport="http", url=url)
-    return PROBES["http_loopback_bind"].run(target), target
+    return PROBES["http_listen_on_loopback"].run(target), target
 
 
 @needs_proc_net
@@ -97,10 +97,10 @@ def test_the_not_checked_banner_lists_every_high_rule_whatever_its_basis_and_say
     rules = {r.id: r for r in load_corpus(project_root).rules}
     unseen = "not checked: the audit cannot see which address the server listens on; run `ss -ltnp` on its host"
     findings = (
-        RuleFinding(rules["TRN-019"], "http_loopback_bind", not_applicable(unseen), 0.0, na=NOT_CHECKED),  # spec-should
-        RuleFinding(rules["SEC-017"], "resource_containment", not_applicable(STDIO_ONLY), 0.0, na=NOT_CHECKED),  # spec-must
+        RuleFinding(rules["TRN-019"], "http_listen_on_loopback", not_applicable(unseen), 0.0, na=NOT_CHECKED),  # spec-should
+        RuleFinding(rules["SEC-017"], "resource_uri_containment", not_applicable(STDIO_ONLY), 0.0, na=NOT_CHECKED),  # spec-must
         RuleFinding(rules["SEC-019"], "resource_listing_contained", not_applicable(STDIO_ONLY), 0.0, na=NOT_CHECKED),
-        RuleFinding(rules["OPS-008"], "structured_stderr", not_applicable(STDIO_ONLY), 0.0, na=NOT_CHECKED),  # low
+        RuleFinding(rules["OPS-008"], "structured_stderr_logs", not_applicable(STDIO_ONLY), 0.0, na=NOT_CHECKED),  # low
         RuleFinding(rules["TRN-001"], "stdout_jsonrpc_only", not_applicable("does not apply: over HTTP"), 0.0,
                     na=DOES_NOT_APPLY),
     )

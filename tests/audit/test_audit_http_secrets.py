@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from audit_helpers import QUIRKS, serving_http
 from mcp_handbook.probes import PROBES, Target
-from mcp_handbook.probes.security.secret_output import environment_names
+from mcp_handbook.probes.security.no_secret_in_output import environment_names
 from mcp_handbook.probes.support import Finding
 from mcp_handbook.verify import minimal_env
 
@@ -28,33 +28,33 @@ def _by_url(probe: str, tmp_path: Path, *args: str) -> Finding:
 
 
 def test_by_url_a_tool_that_returns_the_process_environment_fails_sec_009_with_names_only(tmp_path: Path) -> None:
-    finding = _by_url("canary_never_leaks", tmp_path)
+    finding = _by_url("no_secret_in_output", tmp_path)
     assert (finding.status, finding.reason) == ("FAIL", "environment_in_output"), finding
     row = next(r for r in finding.evidence if r.startswith("get_env("))
     assert "PATH" in row and "(values not shown)" in row and "/usr" not in row
 
 
 def test_by_url_a_minimal_environment_is_not_a_leak_and_nothing_seen_is_never_a_pass(tmp_path: Path) -> None:
-    finding = _by_url("canary_never_leaks", tmp_path, "--clean")
+    finding = _by_url("no_secret_in_output", tmp_path, "--clean")
     assert finding.status == "N/A" and finding.summary.startswith("not checked: over HTTP"), finding
 
 
 def test_by_url_a_fetch_of_loopback_fails_sec_020_and_a_refusal_is_not_checked(tmp_path: Path) -> None:
-    finding = _by_url("fetch_internal_refused", tmp_path)
+    finding = _by_url("fetch_refuse_internal", tmp_path)
     assert (finding.status, finding.reason) == ("FAIL", "fetched_internal"), finding
-    clean = _by_url("fetch_internal_refused", tmp_path, "--clean")
+    clean = _by_url("fetch_refuse_internal", tmp_path, "--clean")
     assert clean.status == "N/A" and "refusal cannot be told" in clean.summary, clean
 
 
 def test_by_url_a_followed_redirect_fails_sec_022(tmp_path: Path) -> None:
-    finding = _by_url("fetch_redirects_checked", tmp_path)
+    finding = _by_url("fetch_check_redirects", tmp_path)
     assert (finding.status, finding.reason) == ("FAIL", "followed_redirect"), finding
 
 
 def test_by_url_a_server_beyond_loopback_is_not_checked_for_ssrf(tmp_path: Path) -> None:
     target = Target(argv=[], workspace=tmp_path, env=minimal_env(home=tmp_path), canary="hb-canary-x", timeout=1.0,
                     transport="http", url="http://192.0.2.1:9/mcp", allow_tool_calls=frozenset())
-    for probe in ("fetch_internal_refused", "fetch_redirects_checked"):
+    for probe in ("fetch_refuse_internal", "fetch_check_redirects"):
         finding = PROBES[probe].run(target)
         assert finding.status == "N/A" and "not on this machine's loopback" in finding.summary, finding
     assert target.sessions == []  # nothing was sent to it

@@ -41,7 +41,7 @@ def run_probe(tmp_path: Path) -> Iterator:
         targets.append(target)
         began = time.monotonic()
         try:
-            return PROBES["child_timeout_enforced"].run(target), time.monotonic() - began
+            return PROBES["child_timeout"].run(target), time.monotonic() - began
         finally:
             target.stop_all()
 

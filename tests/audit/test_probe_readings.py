@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mcp_handbook.probes import PROBES, Target
-from mcp_handbook.probes.tool_definitions.schema_refs import outside_refs
+from mcp_handbook.probes.tool_definitions.self_contained_schemas import outside_refs
 from mcp_handbook.verify import minimal_env
 
 QUIRKS = Path(__file__).resolve().parent / "quirks"
@@ -22,7 +22,7 @@ def test_a_list_changed_sent_before_the_first_listing_does_not_announce_a_later_
     target = Target(argv=[sys.executable, str(QUIRKS / "list_changed_early.py"), "--announce", announce], workspace=tmp_path,
                     env=minimal_env(home=tmp_path, HB_CANARY=canary), canary=canary, allow_tool_calls=frozenset(), timeout=3.0)
     try:
-        finding = PROBES["definitions_stable_in_session"].run(target)
+        finding = PROBES["announce_definition_changes"].run(target)
     finally:
         target.stop_all()
     assert finding.status == status, finding
@@ -46,7 +46,7 @@ def test_masking_its_own_environment_does_not_pass_for_redacting_by_key(tmp_path
                     env=minimal_env(home=tmp_path, HB_CANARY=canary, API_TOKEN=canary), canary=canary,
                     allow_tool_calls=frozenset(), timeout=3.0)
     try:
-        finding = PROBES["secrets_redacted_in_logs"].run(target)
+        finding = PROBES["redact_secrets_in_logs"].run(target)
     finally:
         target.stop_all()
     assert finding.status == status, finding
@@ -74,6 +74,6 @@ def test_a_batch_is_not_held_against_a_server_that_negotiated_2025_03_26(tmp_pat
                                                   ("2025-11-25", False), ("2026-07-28", False), (None, False),
                                                   ("garbage", False)])
 def test_the_batch_is_judged_only_where_batching_was_removed(version: object, allowed: bool) -> None:
-    from mcp_handbook.probes.errors.malformed import batches_allowed
+    from mcp_handbook.probes.errors.malformed_message_errors import batches_allowed
 
     assert batches_allowed(version) is allowed

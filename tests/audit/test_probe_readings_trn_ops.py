@@ -28,7 +28,7 @@ def _run(probe: str, tmp_path: Path, script: str, *args: str):
 
 def test_silence_on_server_discover_from_a_server_that_serves_2026_07_28_fails(tmp_path: Path) -> None:
     """TRN-018: the probe used to stop at the silence and call the server legacy (N/A)."""
-    finding = _run("modern_discover", tmp_path, "trn_discover_quirks.py", "--silent-discover")
+    finding = _run("modern_server_discover", tmp_path, "trn_discover_quirks.py", "--silent-discover")
     assert finding.status == "FAIL", finding
     assert finding.reason == "discover_refused"
     assert "unanswered" in finding.summary
@@ -36,7 +36,7 @@ def test_silence_on_server_discover_from_a_server_that_serves_2026_07_28_fails(t
 
 def test_a_discovery_result_without_2026_07_28_does_not_apply_when_that_revision_is_not_served(tmp_path: Path) -> None:
     """TRN-018: the probe used to fail a result leaving out 2026-07-28 from a server that does not serve it."""
-    finding = _run("modern_discover", tmp_path, "trn_discover_quirks.py", "--other-versions")
+    finding = _run("modern_server_discover", tmp_path, "trn_discover_quirks.py", "--other-versions")
     assert finding.status == "N/A", finding
     assert finding.summary.startswith("does not apply: the server does not speak 2026-07-28"), finding.summary
 
@@ -44,7 +44,7 @@ def test_a_discovery_result_without_2026_07_28_does_not_apply_when_that_revision
 @pytest.mark.parametrize(("code", "status"), [(-32603, "FAIL"), (-32601, "FAIL"), (-32602, "PASS")])
 def test_an_unknown_log_level_must_get_invalid_params(tmp_path: Path, code: int, status: str) -> None:
     """OPS-009: any error used to pass for the unknown level 'verbose'."""
-    finding = _run("log_level_honoured", tmp_path, "ops_quirks.py", "--unknown-level-code", str(code))
+    finding = _run("honour_log_level", tmp_path, "ops_quirks.py", "--unknown-level-code", str(code))
     assert finding.status == status, finding
     if status == "FAIL":
         assert finding.reason == "unknown_level_wrong_code"
@@ -53,7 +53,7 @@ def test_an_unknown_log_level_must_get_invalid_params(tmp_path: Path, code: int,
 @pytest.mark.parametrize(("case", "status"), [("upper", "FAIL"), ("lower", "PASS")])
 def test_a_stderr_level_is_compared_as_the_protocol_writes_it(tmp_path: Path, case: str, status: str) -> None:
     """OPS-008: the probe used to lower-case the level, so Python's WARNING passed while OPS-009 refused it."""
-    finding = _run("structured_stderr", tmp_path, "ops_quirks.py", "--level-case", case)
+    finding = _run("structured_stderr_logs", tmp_path, "ops_quirks.py", "--level-case", case)
     assert finding.status == status, finding
     if status == "FAIL":
         assert finding.reason == "bad_level"
@@ -77,7 +77,7 @@ def test_a_banner_hidden_by_block_buffering_is_seen(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("subscribe", "status"), [("missing", "FAIL"), ("served", "PASS")])
 def test_an_advertised_subscription_must_be_a_method(tmp_path: Path, subscribe: str, status: str) -> None:
     """OPS-003: ``resources.subscribe: true`` with -32601 for resources/subscribe passed before (GitHub's Go server)."""
-    finding = _run("capabilities_match", tmp_path, "ops_quirks.py", "--subscribe", subscribe)
+    finding = _run("advertise_capabilities", tmp_path, "ops_quirks.py", "--subscribe", subscribe)
     assert finding.status == status, finding
     if status == "FAIL":
         assert finding.reason == "advertised_not_served" and "resources/subscribe is not a method" in " ".join(finding.evidence)

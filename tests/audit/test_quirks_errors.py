@@ -15,7 +15,7 @@ import pytest
 
 from mcp_handbook.probes import PROBES
 from mcp_handbook.probes.errors._common import validator_dump
-from mcp_handbook.probes.errors.id_echo import ECHO_IDS
+from mcp_handbook.probes.errors.echo_request_ids import ECHO_IDS
 from mcp_handbook.probes.support import Finding, Target
 from mcp_handbook.probes.testing.bounded_fuzz import _calls
 from mcp_handbook.verify import minimal_env
@@ -57,7 +57,7 @@ def test_id_echo_sends_only_interoperable_ids_and_a_large_safe_one() -> None:
 
 
 def test_id_echo_passes_a_server_that_reads_numbers_as_doubles(run_probe) -> None:
-    finding = run_probe("id_echo", "err_float_ids")
+    finding = run_probe("echo_request_ids", "err_float_ids")
     assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
     assert "9007199254740991" in "\n".join(finding.evidence)
 
@@ -252,7 +252,7 @@ def test_exception_text_is_told_from_an_authors_message(text: str, mark: str) ->
 # -- 9. ERR-004: a lax validator's coercions are a handler run on arguments the schema forbids -------------------
 
 def test_validation_before_handler_fails_lax_coercion(run_probe) -> None:
-    finding = run_probe("validation_before_handler", "err_lax_coercion", "--mode", "lax")
+    finding = run_probe("validate_before_handler", "err_lax_coercion", "--mode", "lax")
     assert (finding.status, finding.reason) == ("FAIL", "invalid_call_accepted"), (finding.summary, finding.evidence)
     shown = "\n".join(finding.evidence)
     assert "list_items with 'limit' given the string '3' where the schema says integer" in shown, shown
@@ -260,7 +260,7 @@ def test_validation_before_handler_fails_lax_coercion(run_probe) -> None:
 
 
 def test_validation_before_handler_passes_strict_types(run_probe) -> None:
-    finding = run_probe("validation_before_handler", "err_lax_coercion", "--mode", "strict")
+    finding = run_probe("validate_before_handler", "err_lax_coercion", "--mode", "strict")
     assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
     assert "given the string '3'" in "\n".join(finding.evidence)
 
@@ -285,7 +285,7 @@ def test_tool_failures_passes_flagged_sql_failures(run_probe) -> None:
 
 @pytest.mark.parametrize(("cap", "status"), [("0", "FAIL"), ("100", "PASS")])
 def test_output_budget_asks_a_sql_tool_for_many_rows(run_probe, cap: str, status: str) -> None:
-    finding = run_probe("tool_output_within_budget", "err_sql_text_failures", "--cap", cap)
+    finding = run_probe("output_budget", "err_sql_text_failures", "--cap", cap)
     assert finding.status == status, (finding.reason, finding.summary, finding.evidence)
     if status == "FAIL":
         assert finding.reason == "over_budget" and "WITH RECURS" in finding.evidence[0], finding.evidence

@@ -77,7 +77,7 @@ def test_a_tool_that_calls_every_path_outside_still_fails(audit_path_tool) -> No
 def test_a_fifo_is_named_like_the_files_the_tool_opens(audit_path_tool) -> None:
     """The workbook tool opens whatever ``.xlsx`` names, FIFO or not: a FIFO named ``hb-fifo-…`` was refused for its
     name and the probe passed; named ``….xlsx`` it blocks the call, as it would for a planted one."""
-    finding = audit_path_tool("special_files_refused")
+    finding = audit_path_tool("regular_files_only")
     assert (finding.status, finding.reason) == ("FAIL", "blocked_on_fifo"), (finding.summary, finding.evidence)
     assert any(".xlsx\"}) -> NO ANSWER" in row for row in finding.evidence), finding.evidence
 
@@ -112,7 +112,7 @@ def _notes(tmp_path: Path, *args: str) -> Finding:
     target = Target(argv=[sys.executable, str(QUIRKS / "sec_md_resources.py"), *args], workspace=workspace,
                     env=minimal_env(home=workspace, HB_CANARY=canary), canary=canary, timeout=5.0, root=workspace)
     try:
-        return PROBES["resource_containment"].run(target)
+        return PROBES["resource_uri_containment"].run(target)
     finally:
         target.stop_all()
 

@@ -65,7 +65,7 @@ def test_mixed_conventions_on_one_server_fail(run_probe) -> None:
 # -- 2. a tool slow by design is not checked; the others are judged ---------------------------------------------
 
 def test_a_slow_listing_tool_is_not_checked_and_the_fast_one_is_judged(run_probe) -> None:
-    finding = run_probe("list_results_capped", "ux_slow_listing", timeout=2.0)
+    finding = run_probe("capped_list_results", "ux_slow_listing", timeout=2.0)
     assert finding.status == "PASS", finding
     assert any("list_files" in row and "truncated" in row for row in finding.evidence)
     assert any(row.startswith("not checked: list_items did not answer within 4 s") for row in finding.evidence)
@@ -89,14 +89,14 @@ def test_sql_and_code_statements_are_sent_and_caught_but_a_search_query_is_not_c
 
 
 def test_a_query_the_tool_says_is_sql_is_a_free_form_selector_but_a_search_query_is_not(run_probe) -> None:
-    finding = run_probe("no_catch_all_tools", "sec_eval_tools")
+    finding = run_probe("single_purpose_tools", "sec_eval_tools")
     assert (finding.status, finding.reason) == ("FAIL", "free_form_selector"), finding
     assert finding.summary.startswith("1 of 4 tool(s)")
     assert any(row.startswith("write_query.inputSchema.properties.query") for row in finding.evidence)
 
 
 def test_shell_tools_named_script_or_taking_an_argv_list_are_examined(run_probe) -> None:
-    finding = run_probe("no_shell_evaluation", "sec_shell_tools", allow=None)
+    finding = run_probe("no_shell", "sec_shell_tools", allow=None)
     assert (finding.status, finding.reason) == ("FAIL", "shell_evaluated_argument"), finding
     assert any(row.startswith("run_shell(") for row in finding.evidence)
     assert any(row.startswith("shell_execute(") for row in finding.evidence)
@@ -106,14 +106,14 @@ def test_shell_tools_named_script_or_taking_an_argv_list_are_examined(run_probe)
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc/<pid>/environ (Linux)")
 def test_a_silent_child_that_inherits_the_environment_is_seen_in_proc(run_probe) -> None:
-    finding = run_probe("child_env_minimal", "sec_child_env")
+    finding = run_probe("child_env_allowlist", "sec_child_env")
     assert (finding.status, finding.reason) == ("FAIL", "canary_reached_child"), finding
     assert any("sleep 1" in row and "pid " in row for row in finding.evidence)
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc/<pid>/environ (Linux)")
 def test_a_silent_child_with_an_allow_listed_environment_passes(run_probe) -> None:
-    finding = run_probe("child_env_minimal", "sec_child_env", "--clean")
+    finding = run_probe("child_env_allowlist", "sec_child_env", "--clean")
     assert finding.status == "PASS", finding
     assert any("sleep 1" in row for row in finding.evidence)
 
@@ -123,7 +123,7 @@ def test_a_silent_child_with_an_allow_listed_environment_passes(run_probe) -> No
 def test_a_document_protection_password_is_not_a_credential(run_probe) -> None:
     """Like excel-mcp-server's sheet and workbook protection (its tool says it is not security): the probe used
     to fail it HIGH."""
-    finding = run_probe("no_credential_parameters", "auth_passwords", "--set", "documents")
+    finding = run_probe("no_credentials_in_tool_surface", "auth_passwords", "--set", "documents")
     assert finding.status == "PASS", (finding.reason, finding.summary, finding.evidence)
     rows = "\n".join(finding.evidence)
     assert "set_sheet_layout: /$defs/Protection/password is a document's password" in rows, rows
@@ -132,7 +132,7 @@ def test_a_document_protection_password_is_not_a_credential(run_probe) -> None:
 
 @pytest.mark.parametrize("which", ["login", "account", "key"])
 def test_a_password_for_a_service_and_a_key_are_still_credentials(run_probe, which: str) -> None:
-    finding = run_probe("no_credential_parameters", "auth_passwords", "--set", which)
+    finding = run_probe("no_credentials_in_tool_surface", "auth_passwords", "--set", which)
     assert (finding.status, finding.reason) == ("FAIL", "credential_parameter"), finding
 
 
@@ -141,7 +141,7 @@ needs_git = pytest.mark.skipif(shutil.which("git", path="/usr/bin:/bin") is None
 
 @needs_git
 def test_a_child_of_a_few_milliseconds_started_by_name_in_a_real_repository_is_seen(run_probe) -> None:
-    finding = run_probe("child_env_minimal", "sec_quick_child", "--repository", "{workspace}")
+    finding = run_probe("child_env_allowlist", "sec_quick_child", "--repository", "{workspace}")
     assert (finding.status, finding.reason) == ("FAIL", "canary_reached_child"), finding
     row = next(row for row in finding.evidence if row.startswith("child git "))
     assert "seen by its PATH stand-in" in row and "git rev-parse --git-dir" in row, row
@@ -150,13 +150,13 @@ def test_a_child_of_a_few_milliseconds_started_by_name_in_a_real_repository_is_s
 
 @needs_git
 def test_a_child_of_a_few_milliseconds_with_an_allow_listed_environment_passes(run_probe) -> None:
-    finding = run_probe("child_env_minimal", "sec_quick_child", "--repository", "{workspace}", "--clean")
+    finding = run_probe("child_env_allowlist", "sec_quick_child", "--repository", "{workspace}", "--clean")
     assert finding.status == "PASS", finding
     assert any(row.startswith("child git ") and "PATH stand-in" in row for row in finding.evidence), finding
 
 
 def test_a_git_tool_given_no_root_starts_nothing_and_is_not_checked(run_probe) -> None:
-    finding = run_probe("child_env_minimal", "sec_quick_child", "--repository", "/nonexistent-hb")
+    finding = run_probe("child_env_allowlist", "sec_quick_child", "--repository", "/nonexistent-hb")
     assert finding.status == "N/A" and finding.summary.startswith("not checked:"), finding
 
 
@@ -164,7 +164,7 @@ def test_a_git_tool_given_no_root_starts_nothing_and_is_not_checked(run_probe) -
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="the SQL request reads /proc/self/environ (Linux)")
 def test_a_sql_tool_that_reads_the_process_environment_fails_when_it_may_be_called(run_probe) -> None:
-    finding = run_probe("canary_never_leaks", "sec_env_readers", allow=frozenset({"query", "run_code"}))
+    finding = run_probe("no_secret_in_output", "sec_env_readers", allow=frozenset({"query", "run_code"}))
     assert (finding.status, finding.reason) == ("FAIL", "canary_in_output"), finding
     assert "request(s) for the process environment showed it" in finding.summary
     assert any(row.startswith("query(") and "asked in sql" in row and "readfile('/proc/self/environ')" in row
@@ -173,13 +173,13 @@ def test_a_sql_tool_that_reads_the_process_environment_fails_when_it_may_be_call
 
 
 def test_tools_that_evaluate_code_but_may_not_be_called_are_not_checked_never_passed(run_probe) -> None:
-    finding = run_probe("canary_never_leaks", "sec_env_readers")
+    finding = run_probe("no_secret_in_output", "sec_env_readers")
     assert finding.status == "N/A" and finding.summary.startswith("not checked:"), finding
     assert "--allow-tool-calls query run_code" in finding.summary
 
 
 def test_a_sql_tool_that_cannot_read_the_environment_passes_when_asked(run_probe) -> None:
-    finding = run_probe("canary_never_leaks", "sec_env_readers", "--no-fileio", allow=frozenset({"query"}))
+    finding = run_probe("no_secret_in_output", "sec_env_readers", "--no-fileio", allow=frozenset({"query"}))
     assert finding.status == "PASS", finding
     assert any(row.startswith("query(") and "asked in sql" in row for row in finding.evidence), finding.evidence
 
@@ -189,7 +189,7 @@ def test_a_sql_tool_that_cannot_read_the_environment_passes_when_asked(run_probe
 def test_a_quick_child_that_searches_the_server_path_is_seen_by_the_path_and_home_probe(run_probe, clean) -> None:
     """SEC-004: the child found its program through the server's PATH (even an allow-listed copy of it is the
     server's PATH, not a fixed one); without --clean it also got the server's HOME, with --clean none."""
-    finding = run_probe("child_path_home_fixed", "sec_quick_child", "--repository", "{workspace}",
+    finding = run_probe("child_path_home", "sec_quick_child", "--repository", "{workspace}",
                         *(["--clean"] if clean else []))
     assert (finding.status, finding.reason) == ("FAIL", "planted_program_ran"), finding
     assert any(r.startswith("child git ") and "repo_status(" in r for r in finding.evidence), finding.evidence

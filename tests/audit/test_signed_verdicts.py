@@ -97,13 +97,13 @@ def test_a_data_uri_parameter_is_not_a_url_fetcher_but_a_url_or_data_uri_one_is(
 # -- OPS-003: log notifications without the logging capability (mcp-server-duckdb, Python SDK 1.30) -------------
 
 def test_log_notifications_after_a_malformed_line_without_logging_advertised_fail(run_probe) -> None:
-    finding = run_probe("capabilities_match", "sdk130_logs")
+    finding = run_probe("advertise_capabilities", "sdk130_logs")
     assert (finding.status, finding.reason) == ("FAIL", "served_not_advertised"), finding
     assert "Internal Server Error" in " ".join(finding.evidence), "the evidence names the notification seen"
 
 
 def test_a_server_that_sends_no_log_notification_still_passes(run_probe) -> None:
-    assert run_probe("capabilities_match", "sdk130_logs", "--quiet").status == "PASS"
+    assert run_probe("advertise_capabilities", "sdk130_logs", "--quiet").status == "PASS"
 
 
 def _session(*messages: dict) -> SimpleNamespace:
@@ -135,7 +135,7 @@ CHILD_ROW = ("child git (pid 41, `git status`, seen by its PATH stand-in), start
 @pytest.mark.parametrize("own", [passed("8 call(s): the secret appears nowhere"), not_applicable("not checked: x")])
 def test_sec_009_cites_the_canary_sec_003_saw_in_a_child(own: Finding) -> None:
     child = failed("canary_reached_child", "the server's secret reached 6 child process(es) it started", CHILD_ROW)
-    finding = secret_in_child(own, Seen(ServerFacts(answered=True), {"child_env_minimal": child}, {}))
+    finding = secret_in_child(own, Seen(ServerFacts(answered=True), {"child_env_allowlist": child}, {}))
     assert (finding.status, finding.reason) == ("FAIL", "canary_reached_child"), finding
     assert "child git started with the canary, see SEC-003" in finding.summary
     assert CHILD_ROW in finding.evidence
@@ -144,7 +144,7 @@ def test_sec_009_cites_the_canary_sec_003_saw_in_a_child(own: Finding) -> None:
 def test_sec_009_is_left_alone_when_sec_003_saw_no_secret_in_a_child() -> None:
     own = passed("the secret appears nowhere")
     inherited = failed("server_env_inherited", "variables of the server's own environment reached 1 child")
-    for verdicts in ({}, {"child_env_minimal": inherited}, {"child_env_minimal": passed("clean")}):
+    for verdicts in ({}, {"child_env_allowlist": inherited}, {"child_env_allowlist": passed("clean")}):
         assert secret_in_child(own, Seen(ServerFacts(answered=True), verdicts, {})) is own
 
 
@@ -152,19 +152,19 @@ def test_sec_009_is_left_alone_when_sec_003_saw_no_secret_in_a_child() -> None:
 
 @pytest.mark.parametrize("args", [(), ("--whole",)])
 def test_part_of_a_secret_in_a_refused_request_logged_to_stderr_fails(run_probe, args: tuple[str, ...]) -> None:
-    finding = run_probe("secrets_redacted_in_logs", "sdk130_logs", *args)
+    finding = run_probe("redact_secrets_in_logs", "sdk130_logs", *args)
     assert (finding.status, finding.reason) == ("FAIL", "secret_in_log"), finding
     shown = " ".join(finding.evidence)
     assert ("<SECRET>" if args else "CHARACTERS OF THE SECRET>") in shown and "ghp_" not in shown, "no part is shown"
 
 
 def test_no_tool_call_is_needed_to_see_it(run_probe) -> None:
-    finding = run_probe("secrets_redacted_in_logs", "sdk130_logs", allow=frozenset({"none-of-its-tools"}))
+    finding = run_probe("redact_secrets_in_logs", "sdk130_logs", allow=frozenset({"none-of-its-tools"}))
     assert (finding.status, finding.reason) == ("FAIL", "secret_in_log"), finding
 
 
 def test_a_server_that_logs_nothing_of_it_is_not_failed(run_probe) -> None:
-    finding = run_probe("secrets_redacted_in_logs", "sdk130_logs", "--quiet")
+    finding = run_probe("redact_secrets_in_logs", "sdk130_logs", "--quiet")
     assert finding.status == "PASS", finding
     assert any(row.startswith("sent, failing validation: tools/list with an object") for row in finding.evidence)
 
@@ -215,13 +215,13 @@ def _malformed_line(target: Target) -> Finding:
 
 def test_the_audit_fails_ops_003_and_sec_009_on_what_other_probes_saw(tmp_path: Path) -> None:
     fakes = {
-        "capabilities_match": lambda t: passed("nothing served unadvertised (its own session saw no log message)"),
+        "advertise_capabilities": lambda t: passed("nothing served unadvertised (its own session saw no log message)"),
         "malformed_message_errors": _malformed_line,
-        "child_env_minimal": lambda t: failed("canary_reached_child", "the secret reached 1 child", CHILD_ROW),
-        "canary_never_leaks": lambda t: passed("3 call(s): the secret appears nowhere"),
+        "child_env_allowlist": lambda t: failed("canary_reached_child", "the secret reached 1 child", CHILD_ROW),
+        "no_secret_in_output": lambda t: passed("3 call(s): the secret appears nowhere"),
     }
-    corpus = fake_corpus(tmp_path, {"OPS-003": "capabilities_match", "ERR-007": "malformed_message_errors",
-                                    "SEC-003": "child_env_minimal", "SEC-009": "canary_never_leaks"})
+    corpus = fake_corpus(tmp_path, {"OPS-003": "advertise_capabilities", "ERR-007": "malformed_message_errors",
+                                    "SEC-003": "child_env_allowlist", "SEC-009": "no_secret_in_output"})
     result = run_audit(corpus, [sys.executable, str(QUIRKS / "sdk130_logs.py")],
                        options=AuditOptions(timeout=30, probe_timeout=5, wait=1.0, jobs=2, sdk_baseline=False),
                        probes={name: Probe(name, fn, name) for name, fn in fakes.items()})

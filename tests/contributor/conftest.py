@@ -22,7 +22,9 @@ from mcp_handbook.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
 COPIED = ("mkdocs.yml", "content", "snippets", "CHANGELOG.md")
-SEED_RULES = ("security/path-containment.md", "transport/frame-size-cap.md", "transport/stdout-jsonrpc-only.md")
+SEED_RULES = ("security/no-shell.md", "transport/frame-size-cap.md", "transport/stdout-jsonrpc-only.md")
+"""Not path-containment.md: the contributor's rule takes its place, proved by the probe named after that file
+(a rule reusing another rule's probe under another name needs a reason in ``naming.NAMED_APART``, HB039)."""
 EPOCH = "1798761600"  # 2027-01-01, so drafted changelog entries carry a known date
 
 
@@ -104,4 +106,4 @@ def new_rule() -> str:
     return (FIXTURES / "new-rule.md").read_text(encoding="utf-8")
 
 
-NEW_RULE_PATH = "content/rules/security/example.md"
+NEW_RULE_PATH = "content/rules/security/path-containment.md"

@@ -62,7 +62,7 @@ def test_a_new_rule_lints_clean_once_its_snippets_are_written_and_diff_drafts_a_
 def test_each_contributor_mistake_is_reported_at_its_path_and_line(checkout: Checkout, new_rule: str) -> None:
     add_rule(checkout, new_rule)
     before = checkout.check_lines()
-    checkout.write("content/rules/security/example2.md", new_rule.replace("title: Refuse", "title: Also refuse"))
+    checkout.write("content/rules/security/second-example.md", new_rule.replace("title: Refuse", "title: Also refuse"))
     retire(checkout, '{id: XMP-002, retired_in: "0.1.0", replaced_by: XMP-001}')
     checkout.write("content/rules/security/reuse.md", new_rule.replace("id: XMP-001", "id: XMP-002"))
     checkout.write("content/rules/security/scope.md", new_rule.replace("id: XMP-001", "id: XMP-003").replace("scope: universal", "scope: everywhere"))
@@ -70,9 +70,12 @@ def test_each_contributor_mistake_is_reported_at_its_path_and_line(checkout: Che
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     new = {line for line in set(result.stdout.splitlines()) - before if " HB050 " not in line}
     assert new == {
-        "content/rules/security/example2.md:2: HB020 id XMP-001 is already used by content/rules/security/example.md (hint: pick the next free id in this area)",
+        "content/rules/security/second-example.md:2: HB020 id XMP-001 is already used by content/rules/security/path-containment.md (hint: pick the next free id in this area)",
         "content/rules/security/reuse.md:2: HB021 id XMP-002 was retired in 0.1.0 and may never be reused (hint: pick a new id; the retired rule was replaced by XMP-001)",
         "content/rules/security/scope.md:4: HB012 field 'scope' must be one of universal, opinionated, stack, not 'everywhere' (hint: universal | opinionated | stack)",
+        *(f"content/rules/security/{slug}.md:10: HB039 probe 'path_containment' is not named after its rule's file ({slug}.md) "
+          f"(hint: rename it '{slug.replace('-', '_')}' (its @probe name and `probe:` here), or give the reason in NAMED_APART "
+          "(tools/mcp_handbook/naming.py))" for slug in ("second-example", "reuse", "scope")),
     }
 
 

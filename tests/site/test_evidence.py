@@ -155,7 +155,7 @@ def test_every_probe_helper_module_is_in_what_every_proof_depends_on() -> None:
     for helper in ("probes/support.py", "probes/registry.py", "probes/schemas.py", "probes/calls.py", "probes/judging.py",
                    "probes/errors/_common.py", "probes/security/_common.py", "wire.py", "verify.py"):
         assert helper in files, helper
-    assert "probes/errors/id_echo.py" not in files and "probes/security/hidden_text.py" not in files
+    assert "probes/errors/echo_request_ids.py" not in files and "probes/security/hidden_text_in_tools.py" not in files
 
 
 def test_a_recorded_proof_that_did_not_hold_fails_the_check(handbook: Path) -> None:

@@ -26,11 +26,11 @@ def resource_contents(uri, data, mime_type):
 
 
 def test_the_probe_has_no_reason_for_a_missing_mime_type() -> None:
-    assert set(PROBES["binary_resource"].reasons) == {"binary_as_text", "blob_not_base64", "blob_changed"}
+    assert set(PROBES["binary_resource_blobs"].reasons) == {"binary_as_text", "blob_not_base64", "blob_changed"}
 
 
 def test_a_blob_of_the_exact_bytes_without_mime_type_passes_with_advice(project_root: Path) -> None:
-    rule = next(r for r in load_corpus(project_root).rules if r.probe == "binary_resource")
+    rule = next(r for r in load_corpus(project_root).rules if r.probe == "binary_resource_blobs")
     correct = next(s for s in rule.snippets if s.kind == "correct")
     verdict = verify(dataclasses.replace(correct, code=BLOB_WITHOUT_TYPE), rule)
     assert verdict.ok, (verdict.broken, verdict.finding)

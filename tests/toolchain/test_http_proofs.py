@@ -12,7 +12,7 @@ from mcp_handbook import load_corpus
 from mcp_handbook.probes import Target
 from mcp_handbook.probes.http import endpoint, parse_url
 from mcp_handbook.probes.support import ProbeAbort
-from mcp_handbook.probes.transport.http_session_ids import (
+from mcp_handbook.probes.transport.http_session_ids_unguessable import (
     estimated_bits,
     shared_fraction,
 )

@@ -10,7 +10,7 @@ import pytest
 from mcp_handbook import evidence, load_corpus, seams, verify
 from mcp_handbook.model import Rule
 from mcp_handbook.probes import PROBES, Target
-from mcp_handbook.probes.transport.http_loopback import is_loopback
+from mcp_handbook.probes.transport.http_listen_on_loopback import is_loopback
 from mcp_handbook.seams import server_args, server_prefix
 
 RULE = "TRN-019"
@@ -105,6 +105,6 @@ def test_listening_addresses_are_judged_loopback_or_not(address: str, loopback: 
 
 def test_over_stdio_the_rule_does_not_apply(tmp_path: Path) -> None:
     target = Target(argv=[sys.executable, "-c", "pass"], workspace=tmp_path, env={}, canary="c", transport="stdio")
-    finding = PROBES["http_loopback_bind"].run(target)
+    finding = PROBES["http_listen_on_loopback"].run(target)
     assert finding.status == "N/A" and finding.summary.startswith("does not apply:")
     assert target.sessions == []

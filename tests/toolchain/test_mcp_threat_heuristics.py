@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from mcp_handbook.probes.agent_ux.output_budget import BUDGET_CHARS, LARGE_LINES, judge, model_reads
-from mcp_handbook.probes.security.definition_changes import differences, fingerprint
-from mcp_handbook.probes.security.model_directives import directives_in
-from mcp_handbook.probes.security.tool_shadowing import shadowing_in
-from mcp_handbook.probes.tool_definitions.read_only_honest import changes, snapshot
-from mcp_handbook.probes.tool_definitions.schema_refs import outside_refs
+from mcp_handbook.probes.security.announce_definition_changes import differences, fingerprint
+from mcp_handbook.probes.security.no_model_directives_in_tools import directives_in
+from mcp_handbook.probes.security.no_tool_shadowing import shadowing_in
+from mcp_handbook.probes.tool_definitions.read_only_means_read_only import changes, snapshot
+from mcp_handbook.probes.tool_definitions.self_contained_schemas import outside_refs
 from reference_server.tool_defs import DEFINITIONS
 
 
@@ -164,7 +164,7 @@ def test_a_workspace_snapshot_sees_files_created_changed_and_removed(tmp_path: P
 def test_a_condition_on_the_tools_own_parameter_is_not_shadowing() -> None:
     """GitHub's Go server: ``run_id`` is "required when using failed_only", a boolean of the same tool (a false HIGH
     FAIL of SEC-025 before); a condition on a tool the server lacks still is."""
-    from mcp_handbook.probes.security.tool_shadowing import _checker
+    from mcp_handbook.probes.security.no_tool_shadowing import _checker
 
     def tool(description: str) -> dict:
         return {"name": "get_job_logs", "inputSchema": {"type": "object", "properties": {
@@ -183,6 +183,6 @@ def test_a_condition_on_the_tools_own_parameter_is_not_shadowing() -> None:
 ])
 def test_a_name_about_a_credential_is_not_one(name: str, asks: bool) -> None:
     """``secret_type`` filters secret-scanning alerts by kind (a false HIGH FAIL of AUTH-005 on GitHub's server)."""
-    from mcp_handbook.probes.auth.tool_surface_credentials import credential_name
+    from mcp_handbook.probes.auth.no_credentials_in_tool_surface import credential_name
 
     assert credential_name(name) is asks

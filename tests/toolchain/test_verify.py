@@ -52,7 +52,7 @@ def test_a_block_the_probe_never_reaches_is_broken_not_proved(project_root: Path
         code="from reference_server.safety import child_env as _served\n\n\n"
              "def child_env(*args, **kwargs):\n    return _served(*args, **kwargs)\n",
     )
-    reached = verify(unreached, dataclasses.replace(rule, probe="child_env_minimal"))
+    reached = verify(unreached, dataclasses.replace(rule, probe="child_env_allowlist"))
     assert reached.ok, (reached.broken, reached.finding)  # the same block where a probe does call it: proved
     verdict = verify(unreached, rule)
     assert not verdict.ok

@@ -174,6 +174,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "mcp_handbook.evidence_cmd": ("evidence",),
     "mcp_handbook.contrib.commands": ("diff",),
+    "mcp_handbook.contrib.new_rule": ("new-rule",),
     "mcp_handbook.export.cli": ("export",),
     "mcp_handbook.report.cli": ("report",),
     "mcp_handbook.audit.cli": ("audit",),
@@ -187,6 +188,7 @@ a test checks that each module registers exactly the commands listed here."""
 COMMAND_HELP: dict[str, str] = {
     "evidence": "record each WRONG/CORRECT block's proof for the site (or --check it is fresh)",
     "diff": "what changed in the doctrine between two git refs, and the version it calls for",
+    "new-rule": "write a new rule file with the next free id (and, --automated, its probe module)",
     "export": "export the audit worksheet (md, csv, json, xlsx), rules.json, or the Agent Skill bundle",
     "report": "findings from a filled worksheet; exit 1 if a HIGH item of the profile is Fail",
     "audit": "run every automated rule's probe against any stdio server and write the worksheet",

@@ -11,11 +11,12 @@ from __future__ import annotations
 import ast
 import functools
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .evidence import provable
 from .fields import FIELDS_BY_NAME
 from .model import Corpus, Diagnostic, Location, Rule, Snippet
+from .naming import naming_scheme, probe_placeholders
 from .seams import TOOL_SEAM
 from .threats import CATEGORIES, OWASP_MCP_TOP10, category, ids_hint, is_category_id
 
@@ -34,6 +35,9 @@ class Vocabulary:
     """Every prelude a block may name in ``needs=``."""
     languages: frozenset[str] = frozenset()
     """Every fence language the tests can run or check with a real tool; a block in another one needs ``norun=``."""
+    modules: Mapping[str, str] = field(default_factory=dict)
+    """Every probe's module relative to ``probes/`` (``security/ssrf.py``), for the naming scheme (HB039, which a
+    vocabulary without them skips)."""
 
 REQUIRED_SECTIONS = ("Why it matters", "How it is verified", "References")
 DEVIATE_SECTION = "When to deviate"
@@ -275,9 +279,17 @@ def blocks_run(corpus: Corpus, known: Vocabulary | None = None) -> Iterable[Diag
                             'e.g. norun="a sketch of a deployment file: its values are placeholders"')
 
 
+def probe_names(corpus: Corpus, known: Vocabulary | None = None) -> Iterable[Diagnostic]:
+    """HB039: a rule, its probe and the probe's module share one name, or ``naming.NAMED_APART`` says why not;
+    HB016: the probe module holds no placeholder ``new-rule`` wrote."""
+    if known is not None and known.modules:
+        yield from naming_scheme(corpus, known.modules)
+        yield from probe_placeholders(corpus, known.modules)
+
+
 CHECKS: tuple[Callable[[Corpus, Vocabulary | None], Iterable[Diagnostic]], ...] = (
     duplicate_ids, retired_ids, retired_registry, known_gates, snippets_and_probes, body_sections, related_ids, threat_categories,
-    clauses_and_reasons, blocks_run, fix_lines,
+    clauses_and_reasons, blocks_run, fix_lines, probe_names,
 )
 
 

@@ -20,6 +20,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from .fields import FIELDS, FIELDS_BY_NAME, basis_problems, cites_spec_without_revision, retirement_problems
 from .model import Corpus, Diagnostic, Gate, Location, Rule, Snippet
+from .naming import placeholder_diagnostic, placeholders
 
 RULES_DIR = "rules"
 HANDBOOK_FILE = "handbook.yml"
@@ -190,6 +191,8 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
     except UnicodeDecodeError as exc:
         sink.add(raw[: exc.start].count(b"\n") + 1, "HB001", f"file is not UTF-8 ({exc.reason} at byte {exc.start})", "save the file as UTF-8")
         return None, sink.items
+    for line, asks in placeholders(text):
+        sink.items.append(placeholder_diagnostic(rel, line, asks))
     env: dict = {}
     tokens = _markdown().parse(text, env)
     fm = next((t for t in tokens if t.type == "front_matter"), None)

@@ -7,15 +7,22 @@ imports the probes or the server; ``check``, the pytest plugin, ``evidence`` and
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .lint import Vocabulary
 from .seams import TOOL_SEAM
+
+if TYPE_CHECKING:
+    from .probes.registry import Probe
 
 
 @functools.cache
 def toolchain_vocabulary() -> Vocabulary:
     from reference_server.seams import SEAMS
 
+    from . import probes
     from .probes import PROBES
     from .promises import PRELUDES, PROMISES, load_all
     from .promises.languages import LANGUAGE_CHECKS
@@ -27,4 +34,16 @@ def toolchain_vocabulary() -> Vocabulary:
         promises=frozenset(PROMISES),
         preludes=frozenset(PRELUDES),
         languages=frozenset(LANGUAGE_CHECKS) | {"python"},
+        modules=_probe_modules(PROBES, Path(probes.__file__).resolve().parent),
     )
+
+
+def _probe_modules(registered: Mapping[str, Probe], package: Path) -> dict[str, str]:
+    """Each probe's module relative to the ``probes`` package (``security/ssrf.py``); one registered from elsewhere
+    (a test's) has no place in the naming scheme and is left out."""
+    modules = {}
+    for name, registered_probe in registered.items():
+        path = Path(registered_probe.source_file).resolve()
+        if path.is_relative_to(package):
+            modules[name] = path.relative_to(package).as_posix()
+    return modules

@@ -60,7 +60,7 @@ def unadvertised_log_messages(own: Finding, seen: Seen) -> Finding:
                   f"this probe's own session: {own.status}: {own.summary}", *own.evidence)
 
 
-CHILD_PROBE = "child_env_minimal"
+CHILD_PROBE = "child_env_allowlist"
 """SEC-003's probe: it watches the children a server starts, with the audit's canary in the server's environment."""
 CHILD_REACHED = "canary_reached_child"
 SECRET_ROW = ": the server's secret in its environment"
@@ -81,8 +81,8 @@ def secret_in_child(own: Finding, seen: Seen) -> Finding:
 
 
 CROSS_CHECKS: dict[str, Callable[[Finding, Seen], Finding]] = {
-    "capabilities_match": unadvertised_log_messages,
-    "canary_never_leaks": secret_in_child,
+    "advertise_capabilities": unadvertised_log_messages,
+    "no_secret_in_output": secret_in_child,
 }
 """Probe -> the check that reads what the rest of the audit saw for it."""
 

@@ -165,7 +165,7 @@ that has just answered tools/list answers ping in milliseconds, and a silent one
 
 SILENT = ("one_answer_per_request", "unanswered_request")
 """ERR-001 (answer every request): the rule a server that answers nothing after ``initialize`` breaks."""
-INVENTED_IDS = ("id_echo", "invented_id")
+INVENTED_IDS = ("echo_request_ids", "invented_id")
 """ERR-008 (echo every id): the rule a server that answers with ids it was never sent breaks."""
 
 

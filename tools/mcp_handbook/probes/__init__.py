@@ -1,7 +1,8 @@
 """The probe registry: every check that proves a rule over a real pipe.
 
 A probe is a plain function ``(Target) -> Finding`` in a module of the gate package it serves
-(``transport/``, ``errors/``, ...), registered with ``@probe(name, title, reasons={...})``.
+(``transport/``, ``agent_ux/``, ...: :func:`mcp_handbook.naming.gate_folder`), registered with
+``@probe(name, title, reasons={...})`` under its rule's name (:mod:`mcp_handbook.naming`).
 Importing this package imports every module below it, so a new probe module is found without
 editing any list. ``support.py`` holds what probes share.
 """

@@ -45,6 +45,14 @@ class Probe:
     """True when it takes several server start-ups' time at least (it starts several servers, or waits out a stalled
     child or a signal's exit on purpose): an audit starts such probes first, so their start-ups and waits overlap the
     others' work instead of ending the audit."""
+    server_options: tuple[str, ...] = ()
+    """What its proofs need of the reference server beyond what its rule's conditions give it: options the server is
+    started with, such as ``--progress-tool`` (a tool that reports progress step by step). The control run and every
+    block's proof get them (:func:`mcp_handbook.seams.server_args`)."""
+    isolated_network: bool = False
+    """True when its WRONG blocks listen beyond loopback to fail: its proofs run the reference server in a private
+    network namespace (:data:`mcp_handbook.seams.NETWORK_ISOLATION`), listening at the host a user would type
+    (``localhost``), and are never run without one."""
 
 
 PROBES: dict[str, Probe] = {}
@@ -72,20 +80,26 @@ def _guard(name: str, fn: ProbeFn, reasons: Mapping[str, str]) -> ProbeFn:
 
 
 def probe(name: str, title: str, *, reasons: Mapping[str, str], calls_tools: bool = False,
-          over_http: bool = False, shares_session: bool = False, long: bool = False) -> Callable[[ProbeFn], ProbeFn]:
+          over_http: bool = False, shares_session: bool = False, long: bool = False,
+          server_options: tuple[str, ...] = (), isolated_network: bool = False) -> Callable[[ProbeFn], ProbeFn]:
     """Register the decorated function as probe ``name``; ``reasons`` is its FAIL vocabulary (code -> meaning);
     ``over_http``: it speaks only JSON-RPC, so an audit by URL runs it too; ``shares_session``: it only reads, so an
     audit may run it on a session shared with other readers; ``long``: it takes several start-ups' time, so an audit
-    starts it first (see :class:`Probe`)."""
+    starts it first; ``server_options``: what its proofs start the reference server with; ``isolated_network``: its
+    proofs run in a private network namespace (see :class:`Probe`). Everything a probe needs is declared here: no
+    list elsewhere names probes."""
     clash = set(reasons) & set(GENERIC_REASONS)
     if clash or not reasons:
         raise ValueError(f"probe {name}: declare at least one reason of its own, none of {', '.join(GENERIC_REASONS)}")
+    if isinstance(server_options, str) or not all(isinstance(o, str) and o.startswith("--") for o in server_options):
+        raise ValueError(f"probe {name}: server_options is a tuple of the reference server's options (\"--progress-tool\",), "
+                         f"not {server_options!r}")
 
     def register(fn: ProbeFn) -> ProbeFn:
         if name in PROBES:
             raise ValueError(f"probe {name!r} is registered twice ({PROBES[name].source_file} and {inspect.getsourcefile(fn)})")
         PROBES[name] = Probe(name, _guard(name, fn, reasons), title, calls_tools, dict(reasons), inspect.getsourcefile(fn) or "",
-                             over_http, shares_session, long)
+                             over_http, shares_session, long, tuple(server_options), isolated_network)
         return fn
 
     return register

@@ -109,9 +109,9 @@ def _large_requests(tools: list[dict[str, Any]]) -> list[tuple[dict[str, Any], d
     return requests
 
 
-@probe("tool_output_within_budget", "tool results stay under 100,000 characters and say when and how they were cut",
+@probe("output_budget", "tool results stay under 100,000 characters and say when and how they were cut",
        reasons=REASONS, calls_tools=True, shares_session=True)
-def tool_output_within_budget(target: Target) -> Finding:
+def output_budget(target: Target) -> Finding:
     """Call each tool once, a path parameter set to a 300 KB file: no result over the budget, no silent cut."""
     tools = [t for t in callable_tools(target, tools_of(target)) if annotations_of(t).get("readOnlyHint") is not False]
     if not tools:

@@ -118,7 +118,7 @@ def _answered_call(session, target: Target, tool: dict[str, Any]) -> dict[str, A
     return None
 
 
-@probe("validation_before_handler", "arguments the schema forbids never reach a handler", calls_tools=True,
+@probe("validate_before_handler", "arguments the schema forbids never reach a handler", calls_tools=True,
        reasons={
            "invalid_call_changed_workspace": "a call with arguments the schema forbids changed the workspace: "
                                              "its handler ran",
@@ -126,7 +126,7 @@ def _answered_call(session, target: Target, tool: dict[str, Any]) -> dict[str, A
            "invalid_call_unanswered": "a call with arguments the schema forbids got no answer (its handler is "
                                       "running on them, or the server hung)",
        }, shares_session=True)
-def validation_before_handler(target: Target) -> Finding:
+def validate_before_handler(target: Target) -> Finding:
     """Send arguments the inputSchema forbids: each call refused, nothing in the workspace changed."""
     session, _init, offered = session_with_tools(target)
     tools = callable_tools(target, offered)

@@ -36,7 +36,7 @@ _PLANTED_PROGRAMS = ("printenv", "env", "ls", "cat", "head", "wc", "grep", "echo
 """Look-alikes put in the planted directory: each prints a marker, then runs the real program."""
 
 
-@probe("child_path_home_fixed", "a child's PATH and HOME are fixed, not the server's", calls_tools=True, reasons={
+@probe("child_path_home", "a child's PATH and HOME are fixed, not the server's", calls_tools=True, reasons={
     "planted_program_ran": "a child ran a look-alike program from the server's PATH",
     "path_from_server": "the child's PATH holds the planted directory taken from the server's PATH",
     "path_missing": "the child has no PATH, so programs search a built-in default",
@@ -46,7 +46,7 @@ _PLANTED_PROGRAMS = ("printenv", "env", "ls", "cat", "head", "wc", "grep", "echo
     "home_from_server": "the child's HOME was copied from the server's environment",
     "home_is_user_home": "the child's HOME is the user's real home directory",
 })
-def child_path_home_fixed(target: Target) -> Finding:
+def child_path_home(target: Target) -> Finding:
     """Start the server with a planted directory first on PATH and a foreign HOME; the child must get neither."""
     tools = tools_of(target)
     if env_call(target, tools) is None:

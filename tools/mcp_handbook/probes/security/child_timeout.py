@@ -35,13 +35,13 @@ _FILE_READERS = ("head", "cat", "wc", "grep", "tail")
 """Programs that open the file named in their arguments (and so block on a FIFO nobody writes to)."""
 
 
-@probe("child_timeout_enforced", "a blocked child is killed when its timeout expires", calls_tools=True, long=True, reasons={
+@probe("child_timeout", "a blocked child is killed when its timeout expires", calls_tools=True, long=True, reasons={
     "no_deadline": "no answer by the call's own timeout (plus 2s), or, for a tool with no timeout argument, not "
                    "before a stalled child had run its course: the child was waited on without a deadline",
     "child_survived_timeout": "the call answered at its deadline but the child kept running: it was abandoned, not "
                               "killed",
 })
-def child_timeout_enforced(target: Target) -> Finding:
+def child_timeout(target: Target) -> Finding:
     """Make a child block on a FIFO with the shortest timeout allowed; expect an answer by then and no survivor."""
     tools = tools_of(target)  # the audit's listing when it has one: the stall path starts servers of its own
     choice = None

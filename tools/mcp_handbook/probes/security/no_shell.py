@@ -59,9 +59,9 @@ FACTORS = (7919, 7907)
 recorded evidence is the same on every run (a server cannot know them in advance any better than random ones)."""
 
 
-@probe("no_shell_evaluation", "shell syntax in a child's arguments is never evaluated", calls_tools=True,
+@probe("no_shell", "shell syntax in a child's arguments is never evaluated", calls_tools=True,
        reasons={"shell_evaluated_argument": "an argument's $((A*B)) came back as the product: a shell parsed the arguments"}, shares_session=True)
-def no_shell_evaluation(target: Target) -> Finding:
+def no_shell(target: Target) -> Finding:
     """Run a program with arguments carrying shell syntax; the evaluated marker must never appear."""
     tools = tools_of(target)
     a, b = FACTORS

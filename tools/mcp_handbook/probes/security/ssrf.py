@@ -237,11 +237,11 @@ def _try_urls(target: Target, listener: Listener, urls: dict[str, str], *, seen_
     return hits, successes, others, calls
 
 
-@probe("fetch_internal_refused", "URL tools refuse loopback and other internal addresses", calls_tools=True, reasons={
+@probe("fetch_refuse_internal", "URL tools refuse loopback and other internal addresses", calls_tools=True, reasons={
     "fetched_internal": "the probe's listener on 127.0.0.1 received the request (by address, name or another spelling)",
     "not_refused": "a URL that leads to loopback was answered as a success, not refused with a tool error",
 }, over_http=True)
-def fetch_internal_refused(target: Target) -> Finding:
+def fetch_refuse_internal(target: Target) -> Finding:
     """Ask every URL tool for the listener's page on 127.0.0.1, spelt six ways; each must be refused, unfetched."""
     if (far := beyond_reach(target)) is not None:
         return far
@@ -268,11 +268,11 @@ def fetch_internal_refused(target: Target) -> Finding:
     return passed(f"{len(others)} URL(s) leading to 127.0.0.1 refused, none fetched", *others[:8], *calls.notes)
 
 
-@probe("fetch_file_urls_refused", "URL tools refuse file: URLs", calls_tools=True, reasons={
+@probe("fetch_http_schemes_only", "URL tools refuse file: URLs", calls_tools=True, reasons={
     "followed_file_scheme": "a file: URL was followed: the contents of a file the probe planted came back",
     "not_refused": "a file: URL was answered as a success, not refused with a tool error",
 })
-def fetch_file_urls_refused(target: Target) -> Finding:
+def fetch_http_schemes_only(target: Target) -> Finding:
     """Plant a file in the workspace and ask every URL tool for it by four spellings of a file: URL."""
     planted = target.workspace.resolve() / f"hb-ssrf-planted-{secrets.token_hex(4)}.txt"
     with planted.open("x", encoding="utf-8") as out:  # a new name: nothing of the server's is overwritten
@@ -300,10 +300,10 @@ LISTENER_REFUSED = ("not checked: the tool refused the probe's listener on 127.0
                     f"run offline (name it in {ALLOW_ENV} or the server's own allow-list to check this)")
 
 
-@probe("fetch_redirects_checked", "URL tools check every redirect like the first URL", calls_tools=True, reasons={
+@probe("fetch_check_redirects", "URL tools check every redirect like the first URL", calls_tools=True, reasons={
     "followed_redirect": "an allowed URL redirected to an internal one, and the tool followed it",
 }, over_http=True)
-def fetch_redirects_checked(target: Target) -> Finding:
+def fetch_check_redirects(target: Target) -> Finding:
     """An allowed listener redirects to a second, internal one: the second must get nothing."""
     if (far := beyond_reach(target)) is not None:
         return far

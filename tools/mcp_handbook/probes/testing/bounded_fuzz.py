@@ -9,7 +9,7 @@ only what a fuzz test asserts: each call answered exactly once, nothing but JSON
 and a server that still answers afterwards.
 
 It judges argument handling only. Hostile *frames* (truncated JSON, deep nesting, odd ids) are ERR-007's
-probe's to send and to count (``errors/malformed.py``); this one sends none, and it does not count a frame
+probe's to send and to count (``errors/malformed_message_errors.py``); this one sends none, and it does not count a frame
 the server cannot read at all. Before the fuzz, each fuzz value rides once in a ``ping``'s ``_meta``: a value
 whose ping goes unanswered makes any frame unreadable to this server (a JSON reader that rejects lone
 surrogates, say), so it is not sent as an argument (the finding lists it, as ERR-007's ground) and the fuzz

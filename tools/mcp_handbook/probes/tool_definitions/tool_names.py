@@ -35,9 +35,9 @@ STYLE_REASONS = {
 }
 
 
-@probe("tool_names_valid", "tool names are 1-128 characters of A-Z a-z 0-9 _ - . and unique", over_http=True, reasons=VALID_REASONS,
+@probe("tool_names", "tool names are 1-128 characters of A-Z a-z 0-9 _ - . and unique", over_http=True, reasons=VALID_REASONS,
        shares_session=True)
-def tool_names_valid(target: Target) -> Finding:
+def tool_names(target: Target) -> Finding:
     """Every name is 1-128 characters of A-Z a-z 0-9 _ - . (the spec's SHOULD) and no two tools share one;
     names over the portable 64 are noted in the evidence, not failed."""
     tools = tools_of(target)
