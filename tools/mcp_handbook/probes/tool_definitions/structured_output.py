@@ -12,7 +12,6 @@ not latency); the other tools are called on a fresh session.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
