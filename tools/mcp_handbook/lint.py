@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from .evidence import provable
 from .fields import FIELDS_BY_NAME
 from .model import Corpus, Diagnostic, Location, Rule, Snippet
+from .parse import block_ref, shared_source
 from .seams import TOOL_SEAM
 from .threats import CATEGORIES, OWASP_MCP_TOP10, category, ids_hint, is_category_id
 
@@ -275,9 +276,18 @@ def blocks_run(corpus: Corpus, known: Vocabulary | None = None) -> Iterable[Diag
                             'e.g. norun="a sketch of a deployment file: its values are placeholders"')
 
 
+def shared_blocks(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Diagnostic]:
+    """HB039: a ``same-as=`` block names a WRONG or CORRECT block of the same language that holds its own code."""
+    blocks = {block_ref(s): s for s in corpus.snippets}
+    for snippet in corpus.snippets:
+        if snippet.same_as and isinstance(problem := shared_source(blocks, snippet), str):
+            yield _diag(snippet.location.path, snippet.location.line, "HB039", f"{snippet.name}: {problem}",
+                        "name an existing block, e.g. same-as=SEC-021:correct1")
+
+
 CHECKS: tuple[Callable[[Corpus, Vocabulary | None], Iterable[Diagnostic]], ...] = (
     duplicate_ids, retired_ids, retired_registry, known_gates, snippets_and_probes, body_sections, related_ids, threat_categories,
-    clauses_and_reasons, blocks_run, fix_lines,
+    clauses_and_reasons, blocks_run, fix_lines, shared_blocks,
 )
 
 
