@@ -22,7 +22,7 @@ from mcp_handbook.verify import minimal_env
 
 QUIRKS = Path(__file__).resolve().parent / "quirks"
 sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
-import tiny
+import tiny  # noqa: E402  (the fixtures' base: its tool listing)
 
 
 @pytest.fixture
