@@ -3,8 +3,6 @@ the rule's published page, and the SDK's defaults told apart from what the autho
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import sys
 from dataclasses import replace

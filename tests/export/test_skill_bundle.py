@@ -131,7 +131,7 @@ BROKEN = {
     "SKILL.md too long": (_with("SKILL.md", _valid()["SKILL.md"] + "line\n" * SKILL_MD_MAX_LINES),
                           f"lines, over the budget of {SKILL_MD_MAX_LINES}"),
     "reference over budget": (_with("references/rules/A-001.md", "# A-001\n\n[i](../index.md)\n" + "word " * 5 * REFERENCE_MAX_TOKENS),
-                              f"references/rules/A-001.md: "),
+                              "references/rules/A-001.md: "),
 }
 
 

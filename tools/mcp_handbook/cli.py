@@ -1,4 +1,7 @@
-"""The ``mcp-handbook`` command. Only this module prints."""
+"""The ``mcp-handbook`` command: its parser, and the small commands themselves.
+
+Only the command modules print: this one and the commands it hands over to (``audit/cli.py``, ``export/cli.py``,
+``report/cli.py``, ``contrib/commands.py``, ``evidence_cmd.py``, ``publish.py``); what they call returns values."""
 
 from __future__ import annotations
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import io
 import json
 import re
-import subprocess
 import tarfile
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import git
 from .model import Corpus, Diagnostic, Location, Rule
 from .parse import RULES_DIR, parse_content, parse_rule_file
 
@@ -30,12 +30,9 @@ class HistoryError(Exception):
 
 def _git(root: Path, *args: str) -> bytes:
     try:
-        out = subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=60)
-    except OSError as exc:
-        raise HistoryError(f"git is not available: {exc}") from exc
-    if out.returncode != 0:
-        raise HistoryError(out.stderr.decode(errors="replace").strip() or f"git {' '.join(args)} failed")
-    return out.stdout
+        return git.read(root, *args)
+    except git.GitError as exc:
+        raise HistoryError(str(exc)) from exc
 
 
 def load_corpus_at(root: Path, ref: str, *, content_dir: str = "content") -> Corpus:
@@ -196,7 +193,7 @@ def deleted_rule_ids(root: Path, *, content_dir: str = "content") -> dict[str, s
     if not wanted:
         return {}
     batch = "".join(f"{c}^:./{p}\n" for c, p in wanted).encode()
-    out = subprocess.run(["git", "cat-file", "--batch"], cwd=root, input=batch, capture_output=True, timeout=60).stdout
+    out = git.run(root, "cat-file", "--batch", stdin=batch).stdout
     found: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="hb-deleted-") as tmp:
         for (commit, path), blob in zip(wanted, _batch_blobs(out)):

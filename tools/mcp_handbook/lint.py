@@ -17,6 +17,7 @@ from .evidence import provable
 from .fields import FIELDS_BY_NAME
 from .model import Corpus, Diagnostic, Location, Rule, Snippet
 from .naming import naming_scheme, probe_placeholders
+from .parse import block_ref, shared_source
 from .seams import TOOL_SEAM
 from .threats import CATEGORIES, OWASP_MCP_TOP10, category, ids_hint, is_category_id
 
@@ -287,9 +288,18 @@ def probe_names(corpus: Corpus, known: Vocabulary | None = None) -> Iterable[Dia
         yield from probe_placeholders(corpus, known.modules)
 
 
+def shared_blocks(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Diagnostic]:
+    """HB044: a ``same-as=`` block names a WRONG or CORRECT block of the same language that holds its own code."""
+    blocks = {block_ref(s): s for s in corpus.snippets}
+    for snippet in corpus.snippets:
+        if snippet.same_as and isinstance(problem := shared_source(blocks, snippet), str):
+            yield _diag(snippet.location.path, snippet.location.line, "HB044", f"{snippet.name}: {problem}",
+                        "name an existing block, e.g. same-as=SEC-021:correct1")
+
+
 CHECKS: tuple[Callable[[Corpus, Vocabulary | None], Iterable[Diagnostic]], ...] = (
     duplicate_ids, retired_ids, retired_registry, known_gates, snippets_and_probes, body_sections, related_ids, threat_categories,
-    clauses_and_reasons, blocks_run, fix_lines, probe_names,
+    clauses_and_reasons, blocks_run, fix_lines, probe_names, shared_blocks,
 )
 
 

@@ -86,6 +86,9 @@ class Snippet:
     fragment uses without defining them."""
     norun: str = ""
     """Why the block cannot be run (``norun="..."``), shown on its page; every other block is run."""
+    same_as: str = ""
+    """The block whose code this one is (``same-as=SEC-021:correct1``): its fence is empty, and the parser gives it
+    that block's code, so the two rules show and prove one source."""
 
     @property
     def name(self) -> str:

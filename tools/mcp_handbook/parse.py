@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import functools
 import shlex
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from .naming import placeholder_diagnostic, placeholders
 RULES_DIR = "rules"
 HANDBOOK_FILE = "handbook.yml"
 SNIPPET_KINDS = {"wrong": "wrong", "correct": "correct"}
-FENCE_OPTIONS = {"seam", "title", "expect", "raises", "promise", "needs", "norun"}
+FENCE_OPTIONS = {"seam", "title", "expect", "raises", "promise", "needs", "norun", "same-as"}
 EXAMPLE_OPTIONS = {"title", "promise", "needs", "norun"}
 """What a block that is neither WRONG nor CORRECT may say in its fence."""
 YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the same results, many times faster
@@ -229,6 +230,9 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
             examples.append(_block(rule_id, "example", len(examples) + 1, language, tok, line, rel, options, None))
             continue
         counts[kind] += 1
+        if options.get("same-as") and tok.content.strip():
+            sink.add(line, "HB039", f"a block with same-as={options['same-as']} takes its code from there, but this fence holds code",
+                     "leave the fence empty: the one source is the block it names")
         snippets.append(
             Snippet(
                 rule_id=rule_id,
@@ -245,6 +249,7 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
                 promise=options.get("promise", ""),
                 needs=_names(options.get("needs", "")),
                 norun=options.get("norun", ""),
+                same_as=options.get("same-as", ""),
             )
         )
     if spec_cited_at and not data.get("spec"):
@@ -339,6 +344,39 @@ def _retired_entries(text: str, raw: Any, key_line: int, sink: _Sink) -> tuple[d
     return tuple(entries)
 
 
+def block_ref(snippet: Snippet) -> str:
+    """How a ``same-as=`` option names a block: ``SEC-021:correct1``."""
+    return f"{snippet.rule_id}:{snippet.kind}{snippet.index}"
+
+
+def shared_source(blocks: dict[str, Snippet], snippet: Snippet) -> Snippet | str:
+    """The block whose code a ``same-as=`` block shows and proves, or why there is none (``check`` says it: HB039)."""
+    source = blocks.get(snippet.same_as)
+    if source is None:
+        return f"same-as={snippet.same_as} names no WRONG or CORRECT block (write RULE-ID:correctN or RULE-ID:wrongN)"
+    if source.same_as:
+        return f"same-as={snippet.same_as} names a block that is itself same-as={source.same_as}: name that one"
+    if source.language != snippet.language:
+        return f"same-as={snippet.same_as} names a {source.language} block, and this one is {snippet.language}"
+    return source
+
+
+def _with_shared_code(rules: list[Rule]) -> list[Rule]:
+    """Each ``same-as=`` block given the code of the block it names, so the site shows it and the proof proves it
+    from one source; a reference that resolves to nothing leaves the block empty (``check`` reports it)."""
+    blocks = {block_ref(s): s for r in rules for s in r.snippets}
+    out = []
+    for rule in rules:
+        shared = [s for s in rule.snippets if s.same_as]
+        if not shared:
+            out.append(rule)
+            continue
+        filled = {s.name: dataclasses.replace(s, code=source.code) for s in shared
+                  if isinstance(source := shared_source(blocks, s), Snippet)}
+        out.append(dataclasses.replace(rule, snippets=tuple(filled.get(s.name, s) for s in rule.snippets)))
+    return out
+
+
 def parse_content(root: Path, *, content_dir: str = "content") -> Corpus:
     """Parse every rule under ``root/content/rules`` plus ``handbook.yml``; no linting."""
     root = root.resolve()
@@ -350,6 +388,7 @@ def parse_content(root: Path, *, content_dir: str = "content") -> Corpus:
         diagnostics.extend(found)
         if rule is not None:
             rules.append(rule)
+    rules = _with_shared_code(rules)
     order = {g.key: g.order for g in gates}
     rules.sort(key=lambda r: (order.get(r.gate, len(order) + 1), r.id, r.path))
     return Corpus(root=root, version=version, rules=tuple(rules), gates=gates, diagnostics=tuple(diagnostics), retired=retired,

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import git
+
 LATEST = "latest"
 
 
@@ -42,8 +44,8 @@ def _inside(folder: Path) -> Iterator[None]:
         os.chdir(before)
 
 
-def _git(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *args], capture_output=True, text=True, timeout=120, check=False)
+def _git(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return git.run(None, *args, timeout=120)
 
 
 def _fetch_published(remote: str, branch: str) -> None:
@@ -57,10 +59,10 @@ def _fetch_published(remote: str, branch: str) -> None:
     if found.returncode == 2:  # the remote has no such branch yet: the first publication
         return
     if found.returncode != 0:
-        raise UsageError(f"cannot read remote {remote!r}: {found.stderr.strip()}")
+        raise UsageError(f"cannot read remote {remote!r}: {found.stderr.decode(errors='replace').strip()}")
     fetched = _git("fetch", "--quiet", remote, f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}")
     if fetched.returncode != 0:
-        raise UsageError(f"cannot fetch {remote}/{branch}: {fetched.stderr.strip()}")
+        raise UsageError(f"cannot fetch {remote}/{branch}: {fetched.stderr.decode(errors='replace').strip()}")
     try:
         git_utils.update_from_upstream(remote, branch)
     except (git_utils.GitBranchDiverged, git_utils.GitRevUnrelated) as exc:

@@ -1,7 +1,5 @@
 """An ordinary server (tiny) that also sends a progress-free log notification every 2 ms, whatever it is asked."""
 
-import json
-import sys
 import threading
 import time
 

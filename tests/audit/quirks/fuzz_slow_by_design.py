@@ -9,7 +9,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hostile"))
-import tiny  # noqa: E402
+import tiny
 
 tiny.TOOLS = [{
     "name": "long_operation", "description": "Run a long operation for `duration` seconds.",

@@ -7,7 +7,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hostile"))
-import tiny  # noqa: E402
+import tiny
 
 
 def lone_surrogate(value) -> bool:

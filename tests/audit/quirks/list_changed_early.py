@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hostile"))
-import tiny  # noqa: E402
+import tiny
 
 when = tiny.option("--announce") or "start"
 original = tiny.answer

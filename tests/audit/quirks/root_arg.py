@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hostile"))
-import tiny  # noqa: E402
+import tiny
 
 ROOT = Path(tiny.option("--dir") or ".").resolve()
 tiny.TOOLS = [{

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hostile"))
-import tiny  # noqa: E402
+import tiny
 
 DB = sqlite3.connect(":memory:")
 DB.execute("CREATE TABLE notes (body TEXT)")

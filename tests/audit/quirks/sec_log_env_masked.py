@@ -8,7 +8,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hostile"))
-import tiny  # noqa: E402
+import tiny
 
 SECRET_WORDS = ("token", "secret", "password", "authorization")
 ENV_VALUES = [v for v in os.environ.values() if len(v) >= 8]

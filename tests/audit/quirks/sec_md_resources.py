@@ -10,7 +10,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hostile"))
-import tiny  # noqa: E402
+import tiny
 
 ROOT = Path.cwd().resolve()
 plain = tiny.answer

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hostile"))
-import tiny  # noqa: E402
+import tiny
 
 CLEAN = "--clean" in sys.argv
 REPOSITORY = Path(tiny.option("--repository") or ".").resolve()

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hostile"))
-import tiny  # noqa: E402
+import tiny
 
 tiny.TOOLS = [
     {"name": "run_shell", "description": "Run a shell script with sh in the workspace and return its output.",

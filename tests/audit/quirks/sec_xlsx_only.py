@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hostile"))
-import tiny  # noqa: E402
+import tiny
 
 ROOT = Path.cwd().resolve()
 SUFFIX = tiny.option("--suffix") or ".xlsx"

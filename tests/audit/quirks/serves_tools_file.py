@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hostile"))
-import tiny  # noqa: E402
+import tiny
 
 tiny.TOOLS = json.loads(Path(tiny.option("--tools") or "tools.json").read_text())
 tiny.serve()

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "hostile"))
-import tiny  # noqa: E402
+import tiny
 
 SLOW_SECONDS = 8.0
 MODE = tiny.option("--mode") or "plain"

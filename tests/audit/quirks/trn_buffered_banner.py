@@ -11,7 +11,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hostile"))
-import tiny  # noqa: E402
+import tiny
 
 print("Starting buffered-banner server v1 ...")
 messages = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", write_through=True)

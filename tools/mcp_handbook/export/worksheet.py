@@ -12,11 +12,11 @@ import datetime as dt
 import io
 import json
 import os
-import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import git
 from ..model import Corpus, Rule
 from .filters import FILTER_KEYS, filters_text, normalise
 
@@ -72,11 +72,8 @@ DIRTY = "-dirty"
 
 
 def _git_out(root: Path, *args: str) -> str | None:
-    try:
-        out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10, check=True)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip()
+    out = git.text(root, *args)
+    return None if out is None else out.strip()
 
 
 def git_commit(root: Path, *, content_dir: str = "content") -> str:

@@ -174,7 +174,7 @@ _UNSET = object()
 
 
 def _suggested(schema: Any, root: dict[str, Any], depth: int = 0) -> Any:
-    """What the schema itself suggests sending where :func:`~..support.fill_value` cannot see it: the first of
+    """What the schema itself suggests sending where :func:`~.support.fill_value` cannot see it: the first of
     its ``examples``, a quoted ``e.g.`` example in a string's description, what the target of a local ``$ref``
     or the first ``anyOf``/``oneOf`` branch asks for; ``_UNSET`` leaves the value to ``fill_value``."""
     resolved = resolve(schema, root)
@@ -211,7 +211,7 @@ def schema_valid_arguments(tool: dict[str, Any], /, **overrides: Any) -> dict[st
     """Arguments for an ordinary call of ``tool`` that validate against its ``inputSchema`` (``overrides`` set
     the properties it declares), or None when none can be built.
 
-    The values are :func:`~..support.fill_arguments`'s, except where the schema itself suggests one
+    The values are :func:`~.support.fill_arguments`'s, except where the schema itself suggests one
     (see :func:`_suggested`): a tool that asks for an existing file by example is called with that example."""
     schema = input_schema(tool)
     props = declared(schema)

@@ -9,10 +9,10 @@ are ever handed to git.
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import git
 from ..export.worksheet import DIRTY, git_commit
 from ..fields import VERSION_PATTERN
 from ..history import Changes, HistoryError, commit_of_version, diff_corpora, load_corpus_at
@@ -41,12 +41,8 @@ def _load(root: Path, ref: str) -> Corpus | None:
 
 def _content_unchanged_since(root: Path, commit: str, *, content_dir: str = "content") -> bool:
     """True when ``content/`` here is exactly ``content/`` at ``commit``: no second parse is needed."""
-    try:
-        same = subprocess.run(["git", "diff", "--quiet", commit, "--", content_dir], cwd=root, capture_output=True, timeout=30)
-        extra = subprocess.run(["git", "ls-files", "--others", "--exclude-standard", "--", content_dir], cwd=root, capture_output=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return same.returncode == 0 and extra.returncode == 0 and not extra.stdout.strip()
+    extra = git.text(root, "ls-files", "--others", "--exclude-standard", "--", content_dir, timeout=30)
+    return git.succeeds(root, "diff", "--quiet", commit, "--", content_dir) and extra is not None and not extra.strip()
 
 
 def _candidates(root: Path, version: str, commit: str) -> list[tuple[str, bool]]:

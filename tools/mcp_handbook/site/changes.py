@@ -7,10 +7,11 @@ source tarball) there is simply no history, never an error.
 
 from __future__ import annotations
 
-import subprocess
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+
+from .. import git
 
 RECORD, FIELD = "\x1e", "\x1f"
 
@@ -29,15 +30,12 @@ class Change:
 
 def rule_changes(root: Path, *, folder: str = "content/rules", timeout: float = 10.0) -> dict[str, tuple[Change, ...]]:
     """Commits by root-relative file path, newest first; empty when git cannot tell."""
-    try:
-        out = subprocess.run(
-            ["git", "log", f"--format={RECORD}%h{FIELD}%as{FIELD}%s", "--name-only", "--no-renames", "--", folder],
-            cwd=root, capture_output=True, text=True, timeout=timeout, check=True,
-        )
-    except (OSError, subprocess.SubprocessError):
+    out = git.text(root, "log", f"--format={RECORD}%h{FIELD}%as{FIELD}%s", "--name-only", "--no-renames", "--", folder,
+                   timeout=timeout)
+    if out is None:
         return {}
     found: dict[str, list[Change]] = defaultdict(list)
-    for record in out.stdout.split(RECORD)[1:]:
+    for record in out.split(RECORD)[1:]:
         head, _, names = record.partition("\n")
         parts = head.split(FIELD)
         if len(parts) != 3:

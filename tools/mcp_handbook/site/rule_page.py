@@ -191,6 +191,9 @@ def body_with_blocks(rule: Rule, data: SiteData | None) -> str:
             raise ValueError(f"{s.location}: snippet fence not found where the model put it")
         marker = FENCE.match(lines[start]).group(1)
         lines[start] = _open_snippet(rule, s, lines[start])
+        if s.same_as and end == start + 1:  # an empty fence: the code is the named block's (parse gave it)
+            lines[start + 1 : start + 1] = s.code.rstrip("\n").split("\n")
+            end += s.code.rstrip("\n").count("\n") + 1
         if end < len(lines) and FENCE.match(lines[end]):
             lines.insert(end + 1, _close_snippet(data, rule, s))
         else:  # an unclosed fence runs to the end of the file

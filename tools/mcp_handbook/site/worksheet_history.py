@@ -12,21 +12,17 @@ git there is no history; the page then says it cannot tell.
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
+from .. import git
 from ..model import Corpus
 
 VERSION_LINE = re.compile(r"""^version:\s*["']?([^"'\s#]+)""", re.M)
 
 
 def _git(root: Path, *args: str) -> str | None:
-    try:
-        out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10, check=True)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout
+    return git.text(root, *args)
 
 
 def version_refs(root: Path, *, content_dir: str = "content") -> dict[str, str]:

@@ -12,7 +12,6 @@ line is enough to fail; only silence is then N/A.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 
 from ...bounded_json import loads as bounded_loads

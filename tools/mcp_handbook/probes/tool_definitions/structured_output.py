@@ -12,7 +12,6 @@ not latency); the other tools are called on a fresh session.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,7 +53,7 @@ class Calls:
     evidence: list[str] = field(default_factory=list)
     """Tools not called, and error results (nothing to judge)."""
     notes: list[str] = field(default_factory=list)
-    """One ``not checked: ...`` line per tool that did not answer in time (see :class:`._common.ToolCalls`)."""
+    """One ``not checked: ...`` line per tool that did not answer in time (see :class:`..calls.ToolCalls`)."""
     calls: ToolCalls | None = None
     """The calls made (for its ``not_checked`` N/A)."""
 
