@@ -231,7 +231,7 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
             continue
         counts[kind] += 1
         if options.get("same-as") and tok.content.strip():
-            sink.add(line, "HB039", f"a block with same-as={options['same-as']} takes its code from there, but this fence holds code",
+            sink.add(line, "HB044", f"a block with same-as={options['same-as']} takes its code from there, but this fence holds code",
                      "leave the fence empty: the one source is the block it names")
         snippets.append(
             Snippet(
