@@ -24,30 +24,34 @@ so an edited rule is never served from an old parse).
 
 from __future__ import annotations
 
-import threading
+import multiprocessing
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
+from mkdocs.utils import clean_directory
 
 from ..model import Corpus, Rule
 from .generated import generated_pages, navigation
 from .highlight_cache import install as install_highlight_cache
+from .inputs import EVIDENCE, PROBES, shared_inputs
 from .links import rule_src
 from .mentions import Mentions, MentionsExtension
 from .rule_page import page_meta, rule_page
 from .state import ContentError, SiteData, load_site_data
 from .widgets import fill
 
+log = get_plugin_logger(__name__)
 NAME = "mcp-handbook"
 """The plugin's name: its entry point in pyproject.toml and its entry under ``plugins:`` in mkdocs.yml."""
-WATCHED = ("tools/mcp_handbook/probes", "snippets/evidence.json")
+WATCHED = (PROBES, EVIDENCE)
 """Beside what mkdocs serve watches itself (docs_dir: the rules and handbook.yml; mkdocs.yml): what a rule page
 shows from outside content/ (a probe's source decides whether its recorded proofs are current), relative to
 the handbook root. The templates (the theme's ``custom_dir``) are added from the config."""
@@ -70,11 +74,13 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
     def __init__(self) -> None:
         self.data: SiteData | None = None
         self.serving = False
+        self.dirty = False
+        self._inputs: str | None = None
         self._given: Corpus | None = None
         self._rules_by_src: dict[str, Rule] = {}
         self._mention_targets: dict[str, tuple[str, str]] = {}
         self._current: Mentions | None = None
-        self._downloads: threading.Thread | None = None
+        self._downloads: Executor | None = None
 
     def use_corpus(self, corpus: Corpus) -> None:
         """Let the next build take ``corpus``, which the caller parsed from this config's handbook, as its own."""
@@ -88,11 +94,12 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.serving = command == "serve"
+        self.dirty = dirty
+        self._inputs = None
 
     @event_priority(100)  # before the macros and tags plugins read anything
     def on_config(self, config: Any) -> Any:
         corpus, self._given = self._given, None
-        self._finish_downloads()
         try:
             data = load_site_data(config, corpus)
         except ContentError as exc:
@@ -110,6 +117,20 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         if not any(isinstance(e, MentionsExtension) for e in extensions):  # a config built twice gets it once
             extensions.append(MentionsExtension(lambda: self._current))
         return config
+
+    def on_pre_build(self, *, config: Any) -> None:
+        """A dirty rebuild (``mcp-handbook serve``, ``mkdocs serve --dirty``) renders only the pages whose source
+        changed. That is exact for an edit to a rule's prose, which no page but its own shows; after any other
+        edit (front matter, a block, another page, a probe, the proofs, the templates, mkdocs.yml) the site folder
+        is emptied first, so every page is rebuilt, as in a clean build."""
+        if not self.dirty:
+            self._finish_downloads()  # mkdocs empties site_dir next
+            return
+        inputs = shared_inputs(Path(config["config_file_path"]).resolve().parent, config["theme"].custom_dir)
+        if self._inputs is not None and inputs != self._inputs:
+            self._finish_downloads()
+            clean_directory(config["site_dir"])
+        self._inputs = inputs
 
     def on_files(self, files: Files, *, config: Any) -> Files:
         """Add the generated pages; a real file at the same path wins."""
@@ -144,8 +165,8 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         return context
 
     def on_post_build(self, *, config: Any) -> None:
-        """Keep the blocks this build highlighted; write the downloads (while serving, beside the running server:
-        a reader sees the edited page without waiting for the skill bundle)."""
+        """Keep the blocks this build highlighted; write the downloads (while serving, in a process beside the
+        server: a reader sees the edited page without waiting for the skill bundle)."""
         data = self.site_data()
         if data.highlight is not None:
             data.highlight.save()
@@ -153,8 +174,10 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
             return
         folder = Path(config["site_dir"]) / "downloads"
         if self.serving:
-            self._downloads = threading.Thread(target=write_downloads, args=(data.corpus, folder), name="hb-downloads", daemon=True)
-            self._downloads.start()
+            if self._downloads is None:  # one process, started once, writes them in turn: the server's own
+                context = multiprocessing.get_context("spawn")  # process keeps its CPU for the next rebuild
+                self._downloads = ProcessPoolExecutor(max_workers=1, mp_context=context)
+            self._downloads.submit(write_downloads, data.corpus, folder).add_done_callback(_report_failure)
         else:
             write_downloads(data.corpus, folder)
 
@@ -173,10 +196,15 @@ class HandbookPlugin(BasePlugin[HandbookConfig]):
         self.serving = False
 
     def _finish_downloads(self) -> None:
-        """Wait for the last build's downloads (the next build empties site_dir first)."""
+        """Wait for the downloads being written (before site_dir is emptied, and when serving stops)."""
         if self._downloads is not None:
-            self._downloads.join()
+            self._downloads.shutdown(wait=True)
             self._downloads = None
+
+
+def _report_failure(done: Future[None]) -> None:
+    if (error := done.exception()) is not None:
+        log.error(f"the downloads were not written: {error!r}")
 
 
 def write_downloads(corpus: Corpus, folder: Path) -> None:
