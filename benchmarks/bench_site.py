@@ -6,13 +6,13 @@ The bar (issue 18): the strict build takes at most 1.5x the CPU time of a
 plain mkdocs build of the same pages with highlighted code.
 
 "handbook" is what `mcp-handbook build` does: a strict mkdocs build with the
-macros pluglet and the hooks (the corpus parsed once, rule pages rendered with
+macros pluglet and the mcp-handbook plugin (the corpus parsed once, rule pages rendered with
 labelled blocks and proofs, gate, tag and threat pages generated, the
 worksheet page), plus the downloads. It is measured twice: with warm caches
 (the parsed corpus and the highlighted code blocks from an earlier build, the
 usual case) and with cold caches (an empty cache folder each time, as on a
 fresh machine). The "floor" is mkdocs with the same theme, search and tags
-plugins but neither macros nor hooks, over a copy of the pages whose
+plugins but neither macros nor the handbook's plugin, over a copy of the pages whose
 WRONG/CORRECT fences are ordinary code fences and whose generated pages are
 written out as files: the same pages, highlighted, with nothing of the
 handbook's own.
@@ -65,7 +65,6 @@ from mcp_handbook.model import Corpus
 from mcp_handbook.site.generated import generated_pages
 
 ROOT = Path(__file__).resolve().parents[1]
-HOOKS = Path("tools/mcp_handbook/site/hooks.py")
 BAR = 1.5
 """The issue's bar: handbook CPU at most this many times the floor's."""
 
@@ -91,8 +90,6 @@ def scaled_copy(dest: Path, rules: int, root: Path = ROOT) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     for name in ("mkdocs.yml", "content", "snippets", "site_overrides"):
         (shutil.copytree if (root / name).is_dir() else shutil.copy)(root / name, dest / name)
-    (dest / HOOKS).parent.mkdir(parents=True)
-    shutil.copy(root / HOOKS, dest / HOOKS)
     originals = sorted((dest / "content" / "rules").rglob("*.md"))
     originals = [p for p in originals if p.name != "index.md"]
     if rules < len(originals):

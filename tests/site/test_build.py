@@ -199,9 +199,6 @@ def test_a_content_error_stops_a_plain_mkdocs_build_with_its_line_and_no_traceba
     for name in ("mkdocs.yml", "content", "snippets", "site_overrides"):
         src = project_root / name
         (shutil.copytree if src.is_dir() else shutil.copy)(src, copy / name)
-    hooks = Path("tools/mcp_handbook/site/hooks.py")
-    (copy / hooks).parent.mkdir(parents=True)
-    shutil.copy(project_root / hooks, copy / hooks)
     rule = next((copy / "content" / "rules").rglob("*.md"))
     rule.write_text(re.sub(r"^severity: .*$", "severity: critical", rule.read_text(encoding="utf-8"), count=1, flags=re.M), encoding="utf-8")
     result = subprocess.run(

@@ -6,8 +6,6 @@ Only the command modules print: this one and the commands it hands over to (``au
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import importlib
 import os
 import sys
@@ -119,27 +117,26 @@ def cmd_snippets(args: argparse.Namespace) -> int:
 
 
 def build_site(root: Path, site_dir: Path, *, versioned: bool = False) -> Corpus:
-    """Build the site strictly and put the downloads beside it; the content is parsed once, here.
+    """Build the site strictly, the downloads beside it (the site's plugin writes them); the content is parsed
+    once, here, and handed to the plugin.
 
     ``versioned`` is for ``publish``: the site is one version among others on the gh-pages branch, and Material's
     version selector reads their list from ``../versions.json``. A site built to be looked at alone has no such
-    list beside it (the selector would ask for it and fail), so it leaves the selector out."""
+    list beside it (the selector would ask for it and fail), so the plugin leaves the selector out."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
-    from .export import make_downloads, write_downloads
-    from .site.state import reuse_corpus
+    from .site.plugin import handbook_plugin
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     corpus = load_corpus(root)
     if corpus.diagnostics:
         raise UsageError("the content does not lint; run `mcp-handbook check`")
     config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=True)
-    if not versioned:
-        config["extra"].pop("version", None)
-    reuse_corpus(corpus)  # the site's hook takes this parse instead of parsing the content again
+    plugin = handbook_plugin(config)
+    plugin.config.version_selector = versioned
+    plugin.use_corpus(corpus)  # the plugin takes this parse instead of parsing the content again
     build(config)
-    write_downloads(corpus, site_dir / "downloads", make_downloads(corpus))
     return corpus
 
 
@@ -152,16 +149,9 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    root = _root(args)
-    site_dir = Path(args.site_dir).resolve() if args.site_dir else root / "site"
-    build_site(root, site_dir)
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site_dir))
-    with http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler) as server:
-        print(f"serving the handbook at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)", flush=True)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
+    from .site.serve import serve_site
+
+    serve_site(_root(args), args.port)  # mkdocs' livereload server; it says where it serves once it has built
     return EXIT_OK
 
 
@@ -231,9 +221,8 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="exit 1 if snippets/ is stale instead of writing")
     p = add("build", cmd_build, "build the site (strict, offline) with the downloads")
     p.add_argument("--site-dir", help="output folder (default: site/)")
-    p = add("serve", cmd_serve, "build the site and serve it on 127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--site-dir", help="output folder (default: site/)")
+    p = add("serve", cmd_serve, "build the site, serve it on 127.0.0.1, rebuild and reload the page on every edit")
+    p.add_argument("--port", type=int, default=8000, help="0: any free port")
     p = add("verify", cmd_verify, "prove every snippet (runs pytest on content/)")
     p.add_argument("-k", "--rule", metavar="EXPR", help="only these proofs: a rule id (TRN-001) or a pytest -k expression")
     p.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --, more pytest arguments, e.g. -- -x -q")

@@ -8,9 +8,7 @@ hand, and stay right whether or not ``use_directory_urls`` is set.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from functools import lru_cache
-from html import escape
 
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
@@ -66,45 +64,3 @@ def spec_url(spec: str) -> str:
     path = "" if page == "index" else "/" + page
     anchor = f"#{match['anchor']}" if match["anchor"] else ""
     return f"{SPEC_SITE}/{match['revision']}{path}{anchor}"
-
-
-RULE_ID = re.compile(r"(?<![\w-])[A-Z]{2,5}-\d{3}(?![\w-])")
-NOT_PROSE = frozenset({"a", "code", "pre", "kbd", "samp", "script", "style", "textarea", "h1", "h2", "h3", "h4", "h5", "h6"})
-"""Elements whose text is not prose: a rule id there stays as written (code, an existing link, a heading)."""
-PROSE_ID = re.compile(
-    r"<!--.*?-->"  # a comment
-    rf"|<((?i:{'|'.join(sorted(NOT_PROSE))}))\b[^>]*>.*?</\1\s*>"  # an element whose text is not prose, whole
-    rf"|<[^<>]*?{RULE_ID.pattern}[^<>]*>"  # a tag with an id among its attributes
-    rf"|(?P<id>{RULE_ID.pattern})",  # an id in prose
-    re.S,
-)
-"""One pass over a page: the regex engine steps over ordinary tags and text itself, and the only matches are the
-parts to leave alone and the ids to link, so no Python code runs per tag."""
-
-
-PRE_BLOCK = re.compile(r"(<pre\b.*?</pre>)", re.S)
-"""A code block, taken whole: most of a rule page's tags are its highlighted code, which holds no prose."""
-
-
-def link_rule_ids(html: str, targets: Mapping[str, tuple[str, str]]) -> str:
-    """Make each rule id in the prose of ``html`` a link: ``targets`` maps an id to its (href, title).
-
-    Ids inside code, links and headings are left alone, and so is any id ``targets`` does not hold.
-    """
-    chunks = PRE_BLOCK.split(html)  # prose, code block, prose, ...: code blocks pass through untouched
-    return "".join(chunk if i % 2 else _link_prose(chunk, targets) for i, chunk in enumerate(chunks))
-
-
-def _link_prose(html: str, targets: Mapping[str, tuple[str, str]]) -> str:
-    if not RULE_ID.search(html):
-        return html
-
-    def link(match: re.Match[str]) -> str:
-        rule_id = match.group("id")
-        target = targets.get(rule_id) if rule_id else None
-        if target is None:
-            return match.group(0)
-        url, title = target
-        return f'<a class="hb-rule-ref" href="{escape(url)}" title="{escape(title)}">{rule_id}</a>'
-
-    return PROSE_ID.sub(link, html)

@@ -1,24 +1,23 @@
-"""mkdocs-macros pluglet: registers the site's macros and renders rule pages.
+"""mkdocs-macros pluglet: registers the macros the hand-written pages call (``render_macros: true``).
 
-Thin on purpose: the corpus is parsed once per build (``state.site_data``);
-every function here only hands it, and the current page, to the package.
+Thin on purpose: the corpus is parsed once per build by the site's plugin (``plugin.py``, which also
+renders the rule pages); every function here only hands it, and the current page, to the package.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from .downloads import downloads_list
 from .home import badge_legend, basis_list, gate_list, profile_list, scope_list
 from .links import href
-from .rule_page import page_meta, rule_page
-from .state import SiteData, site_data
+from .plugin import handbook_plugin
+from .state import SiteData
 from .widgets import marker
 
 
 def _data(env: Any) -> SiteData:
-    return site_data(env.conf)
+    return handbook_plugin(env.conf).site_data()
 
 
 def _src(env: Any) -> str:
@@ -43,15 +42,3 @@ def define_env(env: Any) -> None:
         "downloads_list",
     )
 
-
-def on_pre_page_macros(env: Any) -> None:
-    """Replace a rule file's markdown with its full page; tag it, place it in the checklist, hide its TOC."""
-    data = _data(env)
-    if env.page.file.abs_src_path is None:
-        return  # a generated page
-    src = Path(env.page.file.abs_src_path).resolve().relative_to(data.corpus.root).as_posix()
-    rule = next((r for r in data.corpus.rules if r.path == src), None)
-    if rule is None:
-        return
-    env.markdown = rule_page(data.corpus, rule, data=data)
-    env.page.meta.update(page_meta(data.corpus, rule))

@@ -23,7 +23,8 @@ from .labels import (
     qualifier_text, scope_text, severity_text,
 )
 from .generated import ORDER_META
-from .links import RULE_ID, THREATS_SRC, gate_src, href, link_rule_ids, rule_src, spec_url
+from .links import THREATS_SRC, gate_src, href, rule_src, spec_url
+from .mentions import linked_text
 from ..evidence import provable
 from .proofs import NOT_SEARCHED, proof_panel, verification_summary
 from .state import SiteData
@@ -223,19 +224,29 @@ def _relative_md(target_src: str, from_src: str) -> str:
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
-def _as_code(match: re.Match[str]) -> str:
-    return f"<code>{match.group(1)}</code>"
-
-
 def _commit_list(data: SiteData, rule: Rule, changes: tuple[Change, ...]) -> str:
     """The commits as finished HTML: a page-long list of one-line subjects that Markdown and the search index
     would only slow down (a search for a word found in every rule's history helps no reader). A subject's
     `code` reads as code, and another rule's id in it links to that rule, as in the prose."""
+    src = rule_src(rule)
+    titles = {r.id: (rule_src(r), r.title) for r in data.corpus.rules if r.id != rule.id}
+
+    def link(rule_id: str) -> tuple[str, str] | None:
+        if rule_id not in titles:
+            return None
+        target, title = titles[rule_id]
+        return href(target, from_src=src, directory_urls=data.directory_urls), title
+
     items = "".join(
-        f"<li>{escape(c.date)} · <code>{escape(c.commit)}</code> · {CODE_SPAN.sub(_as_code, escape(c.subject))}</li>"
-        for c in changes
+        f"<li>{escape(c.date)} · <code>{escape(c.commit)}</code> · {_subject_html(c.subject, link)}</li>" for c in changes
     )
-    return link_mentions(f'<ul class="hb-commits">{items}</ul>', data, src=rule_src(rule))
+    return f'<ul class="hb-commits">{items}</ul>'
+
+
+def _subject_html(subject: str, link: Any) -> str:
+    """A commit subject as HTML: its `code` spans as code, other rules' ids in the rest linked."""
+    parts = CODE_SPAN.split(subject)  # text, code, text, code, ..., text
+    return "".join(f"<code>{escape(part)}</code>" if i % 2 else linked_text(part, link) for i, part in enumerate(parts))
 
 
 def history_section(data: SiteData, rule: Rule) -> str:
@@ -272,17 +283,3 @@ def page_meta(corpus: Corpus, rule: Rule) -> dict[str, Any]:
     """What a rule page sets in its page meta: its tags, its place in the checklist (tag listings sort by it),
     and no right-hand table of contents, so the code gets the width."""
     return {"tags": page_tags(rule), ORDER_META: corpus.rules.index(rule), "hide": ["toc"]}
-
-
-def link_mentions(html: str, data: SiteData, *, src: str) -> str:
-    """On a rule page, make every other rule's id in the prose a link to that rule (code and headings untouched)."""
-    own = next((r for r in data.corpus.rules if rule_src(r) == src), None)
-    if own is None:
-        return html
-    mentioned = set(RULE_ID.findall(html)) - {own.id}
-    targets = {
-        r.id: (href(rule_src(r), from_src=src, directory_urls=data.directory_urls), r.title)
-        for r in data.corpus.rules
-        if r.id in mentioned
-    }
-    return link_rule_ids(html, targets) if targets else html

@@ -1,8 +1,8 @@
 """What one site build knows: the corpus (parsed once), the recorded proofs and the git history.
 
-The mkdocs hook loads it at the start of every build (``mkdocs serve``
-rebuilds included) and the macros pluglet reads the same object, so the
-content is parsed once per build however many readers there are.
+The site's mkdocs plugin (``plugin.py``) loads it at the start of every build (``mkdocs serve``
+rebuilds included) and keeps it on itself; the macros pluglet reads the same object through the
+plugin, so the content is parsed once per build however many readers there are.
 """
 
 from __future__ import annotations
@@ -39,13 +39,13 @@ class SiteData:
     highlight: Any = None
     """This build's highlight cache (``highlight_cache.HighlightCache``), or None when it is off."""
     defer_html: bool = False
-    """Set by the hooks: page furniture waits out of Markdown and the search index (see :meth:`late`)."""
+    """Set by the plugin: page furniture waits out of Markdown and the search index (see :meth:`late`)."""
     deferred: dict[str, list[str]] = field(default_factory=dict)
-    """The HTML each page's markers stand for, by docs-relative source path, until the hook puts it in."""
+    """The HTML each page's markers stand for, by docs-relative source path, until the plugin puts it in."""
     _probe_sources: dict[str, str] = field(default_factory=dict)
 
     def late(self, src: str, html: str) -> str:
-        """``html`` as it is, or, in a build with the hooks, a marker the hook replaces with it once Markdown and
+        """``html`` as it is, or, in a build with the plugin, a marker the plugin replaces with it once Markdown and
         the search index are done with the page: finished HTML that no one needs to parse again (the facts and
         proof panels, kept out of search anyway) then costs neither of them anything."""
         if not self.defer_html or not html.strip():
@@ -70,48 +70,17 @@ class SiteData:
         return self.history.get(rule.path, ())
 
 
-_BUILDS: dict[Path, SiteData] = {}
-_PRELOADED: dict[Path, Corpus] = {}
-
-
-def reuse_corpus(corpus: Corpus) -> None:
-    """Give the next build of ``corpus.root`` a corpus its caller already parsed, so it is parsed once."""
-    _PRELOADED[corpus.root] = corpus
-
-
-def config_file(config: Any) -> Path:
-    """The build's mkdocs.yml, resolved: what per-build state is keyed by."""
-    return Path(config["config_file_path"]).resolve()
-
-
-_ROOTS: dict[str, Path] = {}
-"""Each ``config_file_path`` seen, resolved once: every page event asks for its build's data."""
-
-
-def _root(config: Any) -> Path:
-    raw = str(config["config_file_path"])
-    if raw not in _ROOTS:
-        _ROOTS[raw] = config_file(config).parent
-    return _ROOTS[raw]
-
-
-def load_site_data(config: Any) -> SiteData:
-    """Parse the content for this build; raise ContentError listing every diagnostic."""
-    root = _root(config)
-    corpus = _PRELOADED.pop(root, None) or load_corpus(root)
+def load_site_data(config: Any, corpus: Corpus | None = None) -> SiteData:
+    """This build's data: ``corpus`` when the caller already parsed the content, else the content parsed now.
+    Raise ContentError listing every diagnostic."""
+    root = Path(config["config_file_path"]).resolve().parent
+    corpus = corpus if corpus is not None else load_corpus(root)
     if corpus.diagnostics:
         lines = "\n".join(str(d) for d in corpus.diagnostics)
         raise ContentError(f"the content does not lint; run `mcp-handbook check`:\n{lines}")
-    data = SiteData(
+    return SiteData(
         corpus=corpus,
         proofs=evidence.load(root),
         history=rule_changes(root),
         directory_urls=bool(config.get("use_directory_urls", True)),
     )
-    _BUILDS[root] = data
-    return data
-
-
-def site_data(config: Any) -> SiteData:
-    """This build's data: loaded by the hook, or now when the hook is not configured."""
-    return _BUILDS.get(_root(config)) or load_site_data(config)

@@ -1,6 +1,6 @@
 """Large HTML widgets (the overview table, the worksheet) put into a page after Markdown has run.
 
-The macros leave a marker comment; the hook swaps it for the widget once
+The macros leave a marker comment; the plugin swaps it for the widget once
 Markdown is done with the page (with the rule pages' deferred panels, see
 ``SiteData.late``). Python-Markdown would otherwise re-parse hundreds of rows
 of raw HTML on every build for nothing, and it is a good share of the build
