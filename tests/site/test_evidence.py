@@ -130,32 +130,28 @@ def test_a_change_to_the_reference_server_makes_every_proof_stale(handbook: Path
     copy = tmp_path / "reference_server"
     shutil.copytree(server, copy, ignore=shutil.ignore_patterns("__pycache__"))
     corpus = load_corpus(handbook)
+    before = evidence.check(corpus)
     monkeypatch.setattr(evidence, "server_folder", lambda: copy)
-    evidence.shared_fingerprint.cache_clear()
-    try:
-        assert evidence.check(corpus).fresh  # the same files: the same keys
-        tools = copy / "tool_defs.py"  # a tool definition: its description
-        text = tools.read_text(encoding="utf-8")
-        description = re.search(r'"description": "([^"]+)"', text)
-        tools.write_text(text.replace(description.group(1), description.group(1) + " Edited.", 1), encoding="utf-8")
-        evidence.shared_fingerprint.cache_clear()
-        state = evidence.check(corpus)
-        assert not state.fresh and len(state.stale) == len(evidence.provable_snippets(corpus)), state.lines()[:3]
-        assert "its recorded proof is for other code, seam, probe or reference server" in state.stale[0]
-    finally:
-        evidence.shared_fingerprint.cache_clear()
+    assert evidence.check(corpus) == before  # the same files: the same keys
+    tools = copy / "tool_defs.py"  # a tool definition: its description
+    text = tools.read_text(encoding="utf-8")
+    tools.write_text(text.replace('"description": "', '"description": "Edited. ', 1), encoding="utf-8")
+    state = evidence.check(corpus)
+    assert not state.fresh and len(state.stale) == len(evidence.provable_snippets(corpus)), state.lines()[:3]
+    assert "its recorded proof is for other code, seam, probe or reference server" in state.stale[0]
 
 
-def test_every_probe_helper_module_is_in_what_every_proof_depends_on() -> None:
-    """Code probes share (the support module, the shared schema, call and judging modules, a gate's ``_common.py``)
-    is code every probe may run: editing it must make the proofs stale, so it is hashed into every key; a probe
-    module itself is hashed into its own rules' keys only."""
-    files = {path.relative_to(evidence.PACKAGE).as_posix() for path in evidence.shared_files()
+def test_what_a_proof_depends_on_is_its_probes_imports_and_the_verifiers() -> None:
+    """Code a probe runs (the support module, a gate's ``_common.py``, the wire) is in its proofs' keys, found from
+    the imports; another probe's module is not (tests/toolchain/test_proof_freshness.py edits them)."""
+    files = {path.relative_to(evidence.PACKAGE).as_posix() for path in evidence.depends_on("probes/errors/id_echo.py")
              if path.is_relative_to(evidence.PACKAGE)}
-    for helper in ("probes/support.py", "probes/registry.py", "probes/schemas.py", "probes/calls.py", "probes/judging.py",
-                   "probes/errors/_common.py", "probes/security/_common.py", "wire.py", "verify.py"):
-        assert helper in files, helper
-    assert "probes/errors/id_echo.py" not in files and "probes/security/hidden_text.py" not in files
+    for needed in ("probes/support.py", "probes/registry.py", "probes/errors/id_echo.py", "reasons.py", "wire.py",
+                   "verify.py"):
+        assert needed in files, needed
+    assert "probes/security/hidden_text.py" not in files and "probes/security/_common.py" not in files
+    server = evidence.server_folder()
+    assert server / "tool_defs.py" in evidence.depends_on("probes/errors/id_echo.py")
 
 
 def test_a_recorded_proof_that_did_not_hold_fails_the_check(handbook: Path) -> None:
