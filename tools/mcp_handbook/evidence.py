@@ -19,18 +19,17 @@ import hashlib
 import importlib.util
 import inspect
 import json
-import os
 import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .model import Corpus, Rule, Snippet
 from .proving import depends
+from .proving.pool import prove
 from .reasons import GENERIC_REASONS
 from .seams import server_args, server_prefix
 
@@ -296,7 +295,7 @@ def record(
     """Run the proofs that are missing or stale (or all, or those of ``rule_ids``).
 
     Returns the full set of entries to write (fresh ones kept, orphans dropped)
-    and the verdicts of the proofs that ran.
+    and the verdicts of the proofs that ran (on the one runner pytest uses: :func:`.proving.pool.prove`).
     """
     if verifier is None:
         from .verify import verify as verifier
@@ -316,9 +315,7 @@ def record(
             todo.append((rule, snippet, key))
         elif entry is not None:
             keep[snippet.name] = entry  # stale but not asked for: left for --check to report
-    count = workers or min(8, 2 * (os.cpu_count() or 1))
-    with ThreadPoolExecutor(max_workers=max(1, count), thread_name_prefix="hb-evidence") as pool:
-        verdicts = list(pool.map(lambda job: verifier(job[1], job[0]), todo))
+    verdicts = prove(todo, lambda job: verifier(job[1], job[0]), name=lambda job: job[1].name, workers=workers)
     for (rule, snippet, key), verdict in zip(todo, verdicts):
         keep[snippet.name] = entry_for(verdict, rule, key, files[rule.probe])
     return dict(sorted(keep.items())), verdicts

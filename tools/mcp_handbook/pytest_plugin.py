@@ -5,52 +5,44 @@ Shaped like pytest's own doctest plugin: ``pytest_collect_file`` returns a
 ``RULE-ID:wrong1``), plus one item that fails with the file's diagnostics
 when the file does not lint. Items report the markdown ``path:line``.
 
-Proofs start real server processes, so once collection is done every
-selected snippet is started on a small thread pool; each item then waits for
-its own verdict. Nothing is weakened to save time: each item still runs its
-own server with its own probe.
+Each proof is a test item proved in its own ``runtest``, on the one runner every set of proofs uses
+(:class:`~mcp_handbook.proving.pool.Prover`): proofs start real server processes and mostly wait, so when the
+first proof's ``runtest`` begins, the proofs still to come in this process are offered to the runner, which
+proves a few at a time (longest first) while each item waits for its own. ``-x`` stops the run and the runner
+starts nothing more; ``--durations`` shows each proof's own seconds; a per-test timeout interrupts the wait of
+the item it applies to. Nothing is weakened to save time: each item still runs its own server with its own probe.
 
-Under pytest-xdist (``-n N``, which then distributes by group unless ``--dist`` says otherwise) every proof is in
-one xdist group, so one worker proves them all on its pool while the others run the rest of the suite; that
-worker starts its pool when the first proof reaches it. With a ``--dist`` mode that ignores groups, each proof
-is run where it lands, one at a time (correct, only slower).
+Under pytest-xdist every proof is in one ``xdist_group``, and ``-n N`` without a ``--dist`` mode gets ``--dist
+loadgroup`` added to its arguments (``pytest_load_initial_conftests``), so one worker gets every proof and proves
+them a few at a time while the others run the rest of the suite. The controller tells each worker whether proofs
+are grouped (``pytest_configure_node``); with a ``--dist`` mode that ignores groups, each worker proves the items
+it is given one at a time (correct, only slower).
 """
 
 from __future__ import annotations
 
-import os
-import time
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from . import evidence, load_corpus, proof_times
+from . import evidence, load_corpus
 from .model import Corpus, Diagnostic, Rule, Snippet
 from .promises.run import BlockVerdict, judge_block, runs_elsewhere
+from .proving.pool import Prover
 from .verify import Verdict, verify
 
 CORPUS_KEY = pytest.StashKey[Corpus]()
-POOL_KEY = pytest.StashKey[ThreadPoolExecutor]()
-TIMES_KEY = pytest.StashKey[dict[str, float]]()
-WORKERS_PER_CORE = 4
-"""Proofs run at once per core. A proof mostly waits (on its server's answers, or out a deadline a WRONG block
-lets pass), so fewer leave the cores idle. On 2 cores (load about 5, one run each), 247 blocks took 55 s with
-4 workers, 43 s with 6 and 45 s with 8; once a server start cost a third less CPU, 8 took 23.7 and 27.5 s
-against 30.5 and 28.1 s with 6 (quiet machine, alternating runs)."""
-MAX_WORKERS = 8
-
-
-def default_workers() -> int:
-    """How many proofs run at once unless ``--handbook-workers`` says: four per core, at most eight."""
-    return min(MAX_WORKERS, WORKERS_PER_CORE * (os.cpu_count() or 1))
+PROVER_KEY = pytest.StashKey["Prover[ProofItem, Any]"]()
+GROUPED = "mcp_handbook_proofs_grouped"
+"""The key, in an xdist worker's ``workerinput``, that says whether this run sends every proof to one worker."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("handbook_content", "folder holding the doctrine (rules under <folder>/rules)", default="content")
     group = parser.getgroup("mcp-handbook")
-    group.addoption("--handbook-workers", type=int, default=0, help="servers proved at once (default: 4 per core, at most 8)")
+    group.addoption("--handbook-workers", type=int, default=0,
+                    help="servers proved at once (default: mcp_handbook.proving.pool.worker_count, 4 per core, at most 8)")
 
 
 def _corpus(config: pytest.Config) -> Corpus:
@@ -80,28 +72,26 @@ class RuleFile(pytest.File):
         for block in rule.blocks:
             if not runs_elsewhere(rule, block):
                 run = BlockItem.from_parent(self, name=f"{rule.id}:{block.kind}{block.index}:run", rule=rule, block=block)
-                if _proofs_grouped(self.config):
-                    run.add_marker(pytest.mark.xdist_group(PROOF_GROUP))
+                run.add_marker(pytest.mark.xdist_group(PROOF_GROUP))
                 yield run
         if rule.check != "automated":
             return
         for snippet in rule.snippets:
             if snippet.language == "python" and snippet.seam:
                 item = SnippetItem.from_parent(self, name=f"{rule.id}:{snippet.kind}{snippet.index}", rule=rule, snippet=snippet)
-                if _proofs_grouped(self.config):
-                    item.add_marker(pytest.mark.xdist_group(PROOF_GROUP))
+                item.add_marker(pytest.mark.xdist_group(PROOF_GROUP))
                 if _recorded_and_current(self.config, corpus, rule, snippet):
                     item.add_marker(pytest.mark.slow)
                     item.current = True
                 yield item
 
 
-RECORDED_KEY = pytest.StashKey[tuple[dict[str, dict[str, Any]], dict[str, bytes]]]()
+RECORDED_KEY = pytest.StashKey[tuple[dict[str, dict[str, Any]], dict[str, str]]]()
 
 
 def _recorded_and_current(config: pytest.Config, corpus: Corpus, rule: Rule, snippet: Snippet) -> bool:
     """Whether ``snippets/evidence.json`` holds a passing proof of exactly this block: the same code, options, seam,
-    probe source, shared probe and verdict code and reference server. Proving it again is then marked ``slow``: the
+    probe, and meaning of every source file the proof runs (:func:`.evidence.dependency_fingerprint`). Proving it again is then marked ``slow``: the
     quick loop (``-m "not slow"``) proves what a change touched, and a full run proves everything."""
     if RECORDED_KEY not in config.stash:
         config.stash[RECORDED_KEY] = (evidence.load(corpus.root), {})
@@ -141,23 +131,18 @@ class SnippetItem(pytest.Item):
         super().__init__(**kwargs)
         self.rule = rule
         self.snippet = snippet
-        self.future: Future[Verdict] | None = None
         self.current = False
         """Whether ``snippets/evidence.json`` records a passing proof for exactly this block (then marked ``slow``)."""
 
-    def start(self, pool: ThreadPoolExecutor, seconds: dict[str, float]) -> None:
-        def timed() -> Verdict:
-            began = time.monotonic()
-            verdict = verify(self.snippet, self.rule)
-            seconds[self.snippet.name] = round(time.monotonic() - began, 2)
-            return verdict
+    @property
+    def proof_name(self) -> str:
+        return self.snippet.name
 
-        self.future = pool.submit(timed)
+    def prove(self) -> Verdict:
+        return verify(self.snippet, self.rule)
 
     def runtest(self) -> None:
-        if self.future is None and _proofs_grouped(self.config):
-            start_proofs(self.session)  # this worker was given the proof group: all of it
-        verdict = self.future.result() if self.future is not None else verify(self.snippet, self.rule)
+        verdict = proved(self)
         if not verdict.ok:
             raise SnippetFailure(verdict)
 
@@ -183,23 +168,18 @@ class BlockItem(pytest.Item):
         super().__init__(**kwargs)
         self.rule = rule
         self.block = block
-        self.future: Future[BlockVerdict] | None = None
 
-    def start(self, pool: ThreadPoolExecutor, seconds: dict[str, float]) -> None:
-        def timed() -> BlockVerdict:
-            verdict = judge_block(self.rule, self.block)
-            seconds[_item_name(self)] = verdict.seconds
-            return verdict
+    @property
+    def proof_name(self) -> str:
+        return f"{self.block.name}:run"
 
-        if not self.block.norun:
-            self.future = pool.submit(timed)
+    def prove(self) -> BlockVerdict:
+        return judge_block(self.rule, self.block)
 
     def runtest(self) -> None:
         if self.block.norun:
             pytest.skip(f"not runnable: {self.block.norun}")
-        if self.future is None and _proofs_grouped(self.config):
-            start_proofs(self.session)
-        verdict = self.future.result() if self.future is not None else judge_block(self.rule, self.block)
+        verdict = proved(self)
         if not verdict.ok:
             raise BlockFailure(verdict)
 
@@ -245,50 +225,70 @@ def explain(verdict: Verdict, rule: Rule) -> str:
 
 
 PROOF_GROUP = "handbook-proofs"
-"""The xdist group of every proof: one worker gets them all, so one pool runs them all at once."""
+"""The xdist group of every proof: one worker gets them all, so one runner proves them a few at a time."""
+
+ProofItem = SnippetItem | BlockItem
+
+
+def _asks_for_workers(args: list[str]) -> bool:
+    return any(a == "-n" or (a.startswith("-n") and a[2:3] not in ("", "-")) or a.startswith("--numprocesses")
+               for a in args)
+
+
+def _names_a_dist_mode(args: list[str]) -> bool:
+    return any(a.startswith("--dist") or a == "-d" for a in args)
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_cmdline_main(config: pytest.Config) -> None:
-    """``-n N`` without a ``--dist`` mode distributes by group (before pytest-xdist picks ``load``), so the proofs stay
-    together on one worker's pool."""
-    if getattr(config.option, "numprocesses", None) and getattr(config.option, "dist", "no") == "no":
-        config.option.dist = "loadgroup"
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """``-n N`` alone distributes by group (``--dist loadgroup``), so every proof goes to one worker's runner; a
+    ``--dist`` the command line or ``addopts`` names is left as it is."""
+    if _asks_for_workers(args) and not _names_a_dist_mode(args):
+        args[:] = [*args, "--dist", "loadgroup"]
 
 
-def _xdist_worker(config: pytest.Config) -> bool:
-    return hasattr(config, "workerinput")
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist's controller, for each worker: tell it whether every proof comes to one worker (``--dist
+    loadgroup``), so that worker may prove the ones still to come while it waits for one."""
+    node.workerinput[GROUPED] = node.config.getoption("dist", "no") == "loadgroup"
 
 
-def _proofs_grouped(config: pytest.Config) -> bool:
-    """Whether this xdist worker is given every proof at once (``--dist loadgroup``; xdist sets ``loadgroup``
-    on a worker's options, whose ``dist`` reads ``no``)."""
-    return _xdist_worker(config) and bool(getattr(config.option, "loadgroup", False))
+def _proofs_together(config: pytest.Config) -> bool:
+    """Whether every selected proof runs in this process: always without xdist, and on a worker of a run that
+    groups them."""
+    workerinput = getattr(config, "workerinput", None)
+    return workerinput is None or bool(workerinput.get(GROUPED, False))
 
 
-def _item_name(item: pytest.Item) -> str:
-    return item.snippet.name if isinstance(item, SnippetItem) else f"{item.block.name}:run"
+def _prover(session: pytest.Session) -> Prover[ProofItem, Any]:
+    """This session's runner (made by the first proof that runs), with every proof still to come in this process
+    offered to it when they all run here."""
+    config = session.config
+    if PROVER_KEY not in config.stash:
+        prover: Prover[ProofItem, Any] = Prover(lambda item: item.prove(), name=lambda item: item.proof_name,
+                                                workers=config.getoption("--handbook-workers"), thread_name="hb-verify")
+        config.stash[PROVER_KEY] = prover
+        if _proofs_together(config):
+            prover.offer(i for i in session.items if isinstance(i, (SnippetItem, BlockItem))
+                         and not (isinstance(i, BlockItem) and i.block.norun))
+    return config.stash[PROVER_KEY]
 
 
-def start_proofs(session: pytest.Session) -> None:
-    """Start every selected proof on one thread pool (once per session; nothing when fewer than two)."""
-    if POOL_KEY in session.config.stash:
-        return
-    items = [i for i in session.items if isinstance(i, (SnippetItem, BlockItem)) and i.future is None]
-    if len(items) < 2:
-        return
-    workers = session.config.getoption("--handbook-workers") or default_workers()
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hb-verify")
-    session.config.stash[POOL_KEY] = pool
-    before = proof_times.load()
-    session.config.stash[TIMES_KEY] = seconds = {}
-    for item in proof_times.longest_first(items, before, name=_item_name):
-        item.start(pool, seconds)
+def proved(item: ProofItem) -> Any:
+    """The item's verdict, from the session's runner (started now if it has not started yet)."""
+    return _prover(item.session).result(item)
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    if not _xdist_worker(session.config):
-        start_proofs(session)
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A proof's call reports the seconds the proof itself took (what ``--durations`` lists), not the time its
+    item waited for a proof that ran while earlier items were waited for."""
+    report = yield
+    prover = item.config.stash.get(PROVER_KEY, None)
+    if call.when == "call" and prover is not None and isinstance(item, (SnippetItem, BlockItem)):
+        report.duration = prover.seconds.get(item.proof_name, report.duration)
+    return report
 
 
 DESELECTED_KEY = pytest.StashKey[list[bool]]()
@@ -319,7 +319,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
                 "every proof selected here is recorded as current in snippets/evidence.json: nothing to prove again "
                 "(run without -m to prove them anyway)"
             )
-    pool = session.config.stash.get(POOL_KEY, None)
-    if pool is not None:
-        pool.shutdown(wait=True, cancel_futures=True)
-        proof_times.save(session.config.stash.get(TIMES_KEY, {}))
+    prover = session.config.stash.get(PROVER_KEY, None)
+    if prover is not None:
+        prover.close()  # what -x or a stop left unstarted is dropped; the times are kept for the next run's order
