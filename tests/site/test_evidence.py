@@ -189,3 +189,18 @@ def test_a_transcript_names_no_path_of_the_machine_that_recorded_or_built_it(han
         assert machine_path not in panel, machine_path
     assert "&lt;checkout&gt;/content/notes.md" in panel and "&lt;workspace&gt;/a" in panel and "&lt;server-code&gt;/b" in panel
     assert "&lt;temp&gt;/ws/secret.txt" in panel and "&lt;temp&gt;/ws-evil/secret.txt" in panel
+
+
+def test_recording_a_rules_proofs_runs_its_other_blocks_too(handbook: Path) -> None:
+    """One command for a contributor: ``evidence -k RULE`` proves the blocks a probe proves (recorded) and runs the
+    rule's other blocks, naming the line of one that fails, as ``pytest`` on the rule's file would."""
+    path = handbook / "content" / "rules" / "transport" / "choose-the-transport.md"
+    text = path.read_text(encoding="utf-8")
+    fence = re.search(r"```python correct[^\n]*\n", text)
+    line = text[: fence.start()].count("\n") + 1
+    path.write_text(text[: fence.end()] + 'raise RuntimeError("an edit that breaks the block")\n' + text[fence.end():],
+                    encoding="utf-8")
+    result = cli("evidence", "-k", "TRN-003", cwd=handbook)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"content/rules/transport/choose-the-transport.md:{line}: TRN-003 CORRECT block 1" in result.stdout
+    assert "other blocks of the same rules: 2 run or checked, 1 failed" in result.stdout

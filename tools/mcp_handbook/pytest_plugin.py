@@ -186,18 +186,22 @@ class BlockItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if not isinstance(excinfo.value, BlockFailure):
             return super().repr_failure(excinfo)
-        verdict: BlockVerdict = excinfo.value.args[0]
-        b = verdict.block
-        promise = f", promise {b.promise}" if b.promise else ""
-        lines = [f"{b.location.path}:{b.location.line}: {self.rule.id} {b.kind.upper()} block {b.index} ({b.language}{promise})",
-                 *(f"  {line}" for line in verdict.message.splitlines()[:40]), "  code:"]
-        lines.extend(f"  {b.code_line + offset:>5} | {text}" for offset, text in enumerate(b.code.rstrip("\n").splitlines()))
-        return "\n".join(lines)
+        return explain_block(excinfo.value.args[0], self.rule)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         b = self.block
         how = f"promise {b.promise}" if b.promise else "run" if b.language == "python" else f"{b.language} check"
         return self.path, b.location.line - 1, f"{self.rule.id} {b.kind.upper()} {b.index} ({how})"
+
+
+def explain_block(verdict: BlockVerdict, rule: Rule) -> str:
+    """The failure message of a block no probe proves: where, what went wrong, and the code with line numbers."""
+    b = verdict.block
+    promise = f", promise {b.promise}" if b.promise else ""
+    lines = [f"{b.location.path}:{b.location.line}: {rule.id} {b.kind.upper()} block {b.index} ({b.language}{promise})",
+             *(f"  {line}" for line in verdict.message.splitlines()[:40]), "  code:"]
+    lines.extend(f"  {b.code_line + offset:>5} | {text}" for offset, text in enumerate(b.code.rstrip("\n").splitlines()))
+    return "\n".join(lines)
 
 
 def explain(verdict: Verdict, rule: Rule) -> str:
