@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from mcp_handbook import evidence, load_corpus
+from mcp_handbook import load_corpus
+from mcp_handbook.proving import evidence
 from mcp_handbook.model import Corpus, Rule, Snippet
 from mcp_handbook.probes import Finding
 from mcp_handbook.site.proofs import proof_panel
 from mcp_handbook.site.state import SiteData
-from mcp_handbook.verify import Verdict
+from mcp_handbook.proving.verify import Verdict
 
 pytestmark = pytest.mark.slow  # recording proofs again
 
@@ -147,7 +148,7 @@ def test_what_a_proof_depends_on_is_its_probes_imports_and_the_verifiers() -> No
     files = {path.relative_to(evidence.PACKAGE).as_posix() for path in evidence.depends_on("probes/errors/id_echo.py")
              if path.is_relative_to(evidence.PACKAGE)}
     for needed in ("probes/support.py", "probes/registry.py", "probes/errors/id_echo.py", "reasons.py", "wire.py",
-                   "verify.py"):
+                   "proving/verify.py"):
         assert needed in files, needed
     assert "probes/security/hidden_text.py" not in files and "probes/security/_common.py" not in files
     server = evidence.server_folder()

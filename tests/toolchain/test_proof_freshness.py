@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_handbook import evidence, load_corpus
+from mcp_handbook import load_corpus
+from mcp_handbook.proving import evidence
 from mcp_handbook.probes import PROBES
 from mcp_handbook.proving import depends
 

@@ -172,7 +172,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
-    "mcp_handbook.evidence_cmd": ("evidence",),
+    "mcp_handbook.proving.evidence_cmd": ("evidence",),
     "mcp_handbook.contrib.commands": ("diff",),
     "mcp_handbook.export.cli": ("export",),
     "mcp_handbook.report.cli": ("report",),

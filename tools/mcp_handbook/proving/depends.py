@@ -18,11 +18,20 @@ every probe module that way, and a proof depends on its own probe's module only.
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import hashlib
+import json
+import os
+import sys
+import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from ..parse_cache import cache_dir
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,19 +107,81 @@ def module_name(path: Path, base: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-@functools.cache
-def _read(path: Path, base: Path, stamp: tuple[int, int]) -> Reading:
-    """Read once per file version (``stamp``: modification time and size), so one run reads each file once."""
-    source = path.read_bytes()
+STORE_FILE = "proof-depends.json"
+"""Each file's reading by module name and content hash, kept in the user's cache folder beside the parsed corpus:
+reading ~140 syntax trees takes seconds, and a run usually finds every file as the last run left it."""
+MAX_STORED = 2000
+_store: dict[str, list[Any]] | None = None
+_store_changed = False
+_store_lock = threading.Lock()
+
+
+def _store_code() -> str:
+    """What a stored reading was made with: this module's code and the Python that parsed it."""
+    return hashlib.sha256(Path(__file__).read_bytes() + sys.version.encode("utf-8")).hexdigest()
+
+
+def _stored() -> dict[str, list[Any]]:
+    global _store
+    if _store is None:
+        folder = cache_dir()
+        try:
+            data = json.loads((folder / STORE_FILE).read_text(encoding="utf-8")) if folder else {}
+        except (OSError, ValueError):
+            data = {}
+        ok = isinstance(data, dict) and data.get("code") == _store_code() and isinstance(data.get("readings"), dict)
+        _store = dict(data["readings"]) if ok else {}
+    return _store
+
+
+def save_readings() -> None:
+    """Write the readings made in this process for the next run (atomically; an unwritable folder is ignored)."""
+    global _store_changed
+    folder = cache_dir()
+    with _store_lock:
+        if not _store_changed or folder is None or _store is None:
+            return
+        _store_changed = False
+        readings = _store if len(_store) <= MAX_STORED else dict(list(_store.items())[-MAX_STORED:])
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", dir=folder, prefix=".proof-depends-", suffix=".json", delete=False,
+                                             encoding="utf-8") as tmp:
+                json.dump({"code": _store_code(), "readings": readings}, tmp)
+            os.replace(tmp.name, folder / STORE_FILE)
+        except OSError:
+            with contextlib.suppress(OSError, UnboundLocalError):
+                os.unlink(tmp.name)
+
+
+def _parse(source: bytes, path: Path, package: str) -> Reading:
     try:
         tree = ast.parse(source, filename=str(path))
     except (SyntaxError, ValueError):  # its proofs fail to load it; they are stale all the same, by its bytes
         return Reading("unparsable:" + hashlib.sha256(source).hexdigest(), (), ())
-    name = module_name(path, base)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     imports, top = _imports(tree, package, top=False), _imports(tree, package, top=True)
     meaning = hashlib.sha256(ast.dump(_without_docstrings(tree)).encode("utf-8")).hexdigest()
     return Reading(meaning, imports, top)
+
+
+@functools.cache
+def _read(path: Path, base: Path, stamp: tuple[int, int]) -> Reading:
+    """Read once per file version (``stamp``: modification time and size), and once per content across runs."""
+    global _store_changed
+    source = path.read_bytes()
+    name = module_name(path, base)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    key = f"{name}:{hashlib.sha256(source).hexdigest()}"
+    with _store_lock:
+        stored = _stored().get(key)
+    if isinstance(stored, list) and len(stored) == 3:
+        meaning, imports, top = stored
+        return Reading(meaning, tuple((m, tuple(n)) for m, n in imports), tuple((m, tuple(n)) for m, n in top))
+    read = _parse(source, path, package)
+    with _store_lock:
+        _stored()[key] = [read.meaning, read.imports, read.top_imports]
+        _store_changed = True
+    return read
 
 
 def _stamp(path: Path) -> tuple[int, int]:
@@ -174,4 +245,5 @@ def fingerprint(files: Iterable[Path], package: Path) -> str:
     for path in files:
         digest.update(path.relative_to(package.parent).as_posix().encode("utf-8") + b"\0")
         digest.update(reading(path, package.parent).meaning.encode("ascii") + b"\0")
+    save_readings()  # nothing to write once this run's files are read
     return digest.hexdigest()

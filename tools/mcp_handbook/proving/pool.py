@@ -2,7 +2,7 @@
 
 pytest (each proof a test item), ``mcp-handbook evidence`` and the suite's audits of the WRONG blocks all prove a
 set of blocks the same way: a :class:`Prover` starts at most :func:`worker_count` of them at once, the longest
-first by the seconds each took last time (:mod:`mcp_handbook.proof_times`), and a caller waits for the one it
+first by the seconds each took last time (:mod:`.proof_times`), and a caller waits for the one it
 needs, which goes to the head of the queue. Never more than the worker count run at once; a proof is started only
 once it is offered or asked for, and whatever has not started when the prover closes is dropped, so a run stopped
 early (pytest's ``-x``) starts nothing more.
@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from typing import Generic, TypeVar
 
-from .. import proof_times
+from . import proof_times
 
 PROOFS_PER_CORE = 4
 """Proofs run at once per core. A proof mostly waits (on its server's answers, or out a deadline a WRONG block

@@ -24,7 +24,7 @@ from .labels import (
 )
 from .generated import ORDER_META
 from .links import RULE_ID, THREATS_SRC, gate_src, href, link_rule_ids, rule_src, spec_url
-from ..evidence import provable
+from ..proving.evidence import provable
 from .proofs import NOT_SEARCHED, proof_panel, verification_summary
 from .state import SiteData
 

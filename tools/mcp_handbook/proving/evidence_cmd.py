@@ -11,16 +11,17 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from . import evidence, load_corpus
-from .model import Rule, Snippet
-from .promises.run import judge_block, runs_elsewhere
-from .proving.pool import prove
+from .. import load_corpus
+from ..model import Rule, Snippet
+from ..promises.run import judge_block, runs_elsewhere
+from . import evidence
+from .pool import prove
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
 
 def _root(args: argparse.Namespace) -> Path:
-    from .cli import find_root  # raises the CLI's UsageError, which main() reports
+    from ..cli import find_root  # raises the CLI's UsageError, which main() reports
 
     return Path(args.root).resolve() if args.root else find_root(Path.cwd().resolve())
 

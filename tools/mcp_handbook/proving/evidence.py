@@ -7,7 +7,7 @@ flaky, so the proofs are recorded by ``mcp-handbook evidence`` into
 carries a key hashed from everything the proof depends on: the block's code
 and fence options, its seam, its probe's name, and the meaning of every source
 file the proof runs (the verifier's and the probe module's imports within the
-toolchain, the reference server's within the server: :mod:`.proving.depends`),
+toolchain, the reference server's within the server: :mod:`.depends`),
 so a stale entry is detected, never shown as if it were current, while a
 comment or a docstring edited anywhere stales nothing.
 """
@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .model import Corpus, Rule, Snippet
-from .proving import depends
-from .proving.pool import prove
-from .reasons import GENERIC_REASONS
-from .seams import server_args, server_prefix
+from ..model import Corpus, Rule, Snippet
+from . import depends
+from .pool import prove
+from ..reasons import GENERIC_REASONS
+from ..seams import server_args, server_prefix
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ HEADER = (
     "Each entry is one block's proof against the reference server; `key` hashes the block's code and options, its seam, "
     "its probe's name and the meaning of every toolchain and reference-server source file the proof runs."
 )
-HARNESS = "verify.py"
+HARNESS = "proving/verify.py"
 """The verifier, relative to the package: with the probe's module, where a proof's toolchain imports start."""
 MAX_EVIDENCE_LINES = 12
 MAX_LINE_CHARS = 300
@@ -75,13 +75,13 @@ def provable_snippets(corpus: Corpus) -> list[tuple[Rule, Snippet]]:
     return [(r, s) for r in corpus.rules for s in r.snippets if provable(r, s)]
 
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]
 """The ``mcp_handbook`` package folder: probe files are recorded relative to it."""
 
 
 def probe_file(probe_name: str) -> str:
     """Where probe ``probe_name`` is defined, relative to the package (imports the probes: recording and --check only)."""
-    from .probes import PROBES
+    from ..probes import PROBES
 
     probe = PROBES.get(probe_name)
     if probe is None:
@@ -166,7 +166,7 @@ def scrub(text: str) -> str:
 def entry_for(verdict: Verdict, rule: Rule, key: str, probe_source: str) -> dict[str, Any]:
     """One recorded proof, as stored in the evidence file (with what the site shows of the probe, so the
     site needs no probe code: its title and what the reason means)."""
-    from .probes import PROBES
+    from ..probes import PROBES
 
     finding = verdict.finding
     probe = PROBES.get(rule.probe)
@@ -295,7 +295,7 @@ def record(
     """Run the proofs that are missing or stale (or all, or those of ``rule_ids``).
 
     Returns the full set of entries to write (fresh ones kept, orphans dropped)
-    and the verdicts of the proofs that ran (on the one runner pytest uses: :func:`.proving.pool.prove`).
+    and the verdicts of the proofs that ran (on the one runner pytest uses: :func:`.pool.prove`).
     """
     if verifier is None:
         from .verify import verify as verifier
