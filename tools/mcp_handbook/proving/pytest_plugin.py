@@ -311,8 +311,8 @@ def _only_current_proofs_left_out(config: pytest.Config) -> bool:
     loop over the content alone, with nothing changed. That is a success with nothing to do, not a run
     that found no tests (pytest's exit 5)."""
     left_out = config.stash.get(DESELECTED_KEY, [])
-    return (bool(left_out) and all(left_out) and bool(config.option.markexpr)
-            and config.option.keyword in ("", "not run"))
+    return (bool(left_out) and all(left_out) and bool(config.getoption("markexpr"))
+            and config.getoption("keyword") in ("", "not run"))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
