@@ -13,14 +13,13 @@ from pathlib import Path
 
 import pytest
 from audit_helpers import REFERENCE, serving_http
-
 from mcp_handbook import load_corpus
 from mcp_handbook.audit import AuditOptions, AuditResult, run_audit
 from mcp_handbook.model import Rule, Snippet
 from mcp_handbook.probes import PROBES
 from mcp_handbook.proving.pool import AUDIT_SERVERS_PER_CORE, Prover, worker_count
-from mcp_handbook.seams import server_args, server_prefix
 from mcp_handbook.proving.verify import snippet_source
+from mcp_handbook.seams import server_args, server_prefix
 
 pytestmark = pytest.mark.slow  # an audit per WRONG block
 

@@ -12,11 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from mcp_handbook import load_corpus
-from mcp_handbook.proving import evidence
-from mcp_handbook.probes import PROBES
-from mcp_handbook.proving import depends
+from mcp_handbook.proving import depends, evidence
 
 
 @pytest.fixture(scope="module")

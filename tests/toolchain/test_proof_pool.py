@@ -6,7 +6,6 @@ import threading
 import time
 
 import pytest
-
 from mcp_handbook.proving import pool
 
 

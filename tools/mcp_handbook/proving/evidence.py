@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Corpus, Rule, Snippet
-from . import depends
-from .pool import prove
 from ..reasons import GENERIC_REASONS
 from ..seams import server_args, server_prefix
+from . import depends
+from .pool import prove
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
