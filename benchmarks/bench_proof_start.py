@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from mcp_handbook.verify import SERVER_PYTHON_FLAGS, minimal_env
+from mcp_handbook.proving.verify import SERVER_PYTHON_FLAGS, minimal_env
 
 INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}) + "\n"

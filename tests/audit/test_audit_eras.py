@@ -21,7 +21,7 @@ from mcp_handbook.probes import PROBES
 from mcp_handbook.probes.http import reply_messages
 from mcp_handbook.probes.http_session import HttpSession, era_headers
 from mcp_handbook.probes.support import MODERN_REVISION, modern_meta
-from mcp_handbook.verify import minimal_env
+from mcp_handbook.proving.verify import minimal_env
 
 MODERN_ONLY = [sys.executable, str(QUIRKS / "modern_only.py")]
 

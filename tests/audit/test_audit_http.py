@@ -19,7 +19,7 @@ from mcp_handbook.audit.engine import STDIO_ONLY
 from mcp_handbook.audit.preflight import ServerFacts
 from mcp_handbook.cli import main
 from mcp_handbook.probes import PROBES, Target
-from mcp_handbook.verify import minimal_env
+from mcp_handbook.proving.verify import minimal_env
 
 ANY_ORIGIN = [sys.executable, str(QUIRKS / "http_any_origin.py")]
 HTTP_RULES = ("TRN-012", "TRN-013", "TRN-014")

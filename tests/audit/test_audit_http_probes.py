@@ -22,7 +22,7 @@ from mcp_handbook.audit.preflight import ServerFacts
 from mcp_handbook.audit.summary import summary_lines
 from mcp_handbook.probes import PROBES, Target
 from mcp_handbook.probes.support import not_applicable
-from mcp_handbook.verify import minimal_env
+from mcp_handbook.proving.verify import minimal_env
 
 BIND_QUIRKS = [sys.executable, str(QUIRKS / "http_bind_quirks.py")]
 needs_proc_net = pytest.mark.skipif(not os.path.isfile("/proc/net/tcp"), reason="reads Linux's /proc/net/tcp")

@@ -12,7 +12,7 @@ from audit_helpers import QUIRKS, serving_http
 from mcp_handbook.probes import PROBES, Target
 from mcp_handbook.probes.security.no_secret_in_output import environment_names
 from mcp_handbook.probes.support import Finding
-from mcp_handbook.verify import minimal_env
+from mcp_handbook.proving.verify import minimal_env
 
 ENV_FETCH = [sys.executable, str(QUIRKS / "http_env_fetch.py")]
 

@@ -16,7 +16,7 @@ import pytest
 from mcp_handbook.probes import PROBES
 from mcp_handbook.probes.security._shims import PathShims
 from mcp_handbook.probes.support import Finding, Target
-from mcp_handbook.verify import minimal_env
+from mcp_handbook.proving.verify import minimal_env
 
 QUIRKS = Path(__file__).resolve().parent / "quirks"
 pytestmark = [

@@ -10,7 +10,7 @@ import pytest
 
 from mcp_handbook.probes import PROBES, Target
 from mcp_handbook.probes.tool_definitions.self_contained_schemas import outside_refs
-from mcp_handbook.verify import minimal_env
+from mcp_handbook.proving.verify import minimal_env
 
 QUIRKS = Path(__file__).resolve().parent / "quirks"
 

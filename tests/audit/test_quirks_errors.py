@@ -18,7 +18,7 @@ from mcp_handbook.probes.errors._common import validator_dump
 from mcp_handbook.probes.errors.echo_request_ids import ECHO_IDS
 from mcp_handbook.probes.support import Finding, Target
 from mcp_handbook.probes.testing.bounded_fuzz import _calls
-from mcp_handbook.verify import minimal_env
+from mcp_handbook.proving.verify import minimal_env
 
 QUIRKS = Path(__file__).resolve().parent / "quirks"
 sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))

@@ -19,7 +19,7 @@ import pytest
 from mcp_handbook.probes import PROBES
 from mcp_handbook.probes.security._file_kinds import KINDS, TEXT, kinds_taken, kinds_listed
 from mcp_handbook.probes.support import Finding, Target
-from mcp_handbook.verify import minimal_env
+from mcp_handbook.proving.verify import minimal_env
 
 QUIRKS = Path(__file__).resolve().parent / "quirks"
 XLSX = next(kind for kind in KINDS if kind.suffix == ".xlsx")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from mcp_handbook.probes import PROBES, Finding, Target
-from mcp_handbook.verify import minimal_env
+from mcp_handbook.proving.verify import minimal_env
 
 QUIRKS = Path(__file__).resolve().parent / "quirks"
 

@@ -14,7 +14,7 @@ from mcp_handbook.audit.plan import AuditOptions
 from mcp_handbook.audit.static_check import NEEDS_SERVER, check_tool_definition, check_tool_listing, listing_only
 from mcp_handbook.probes import PROBES
 from mcp_handbook.probes.support import list_tools
-from mcp_handbook.verify import SERVER_PYTHON_FLAGS, minimal_env
+from mcp_handbook.proving.verify import SERVER_PYTHON_FLAGS, minimal_env
 from mcp_handbook.wire import WireSession
 
 QUIRKS = Path(__file__).resolve().parent / "quirks"

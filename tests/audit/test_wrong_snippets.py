@@ -7,20 +7,19 @@ fast; the audits run a few at a time and each test waits for its own.
 
 from __future__ import annotations
 
-import os
 import tempfile
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from audit_helpers import REFERENCE, serving_http
-
 from mcp_handbook import load_corpus
 from mcp_handbook.audit import AuditOptions, AuditResult, run_audit
 from mcp_handbook.model import Rule, Snippet
 from mcp_handbook.probes import PROBES
+from mcp_handbook.proving.pool import AUDIT_SERVERS_PER_CORE, Prover, worker_count
+from mcp_handbook.proving.verify import snippet_source
 from mcp_handbook.seams import server_args, server_prefix
-from mcp_handbook.verify import snippet_source
 
 pytestmark = pytest.mark.slow  # an audit per WRONG block
 
@@ -59,21 +58,20 @@ def _audit(rule: Rule, snippet: Snippet) -> AuditResult:
 
 
 @pytest.fixture(scope="module")
-def audits(request: pytest.FixtureRequest):
-    """Start the audit of every selected snippet at once; each test then waits for its own."""
-    selected = [item.callspec.params for item in request.session.items
+def audits(request: pytest.FixtureRequest) -> Iterator[Prover[tuple[Rule, Snippet], AuditResult]]:
+    """Offer the audit of every selected snippet to one runner; each test then waits for its own (the runner and
+    worker rule every proof uses, at the rate for audited servers)."""
+    selected = [(item.callspec.params["rule"], item.callspec.params["snippet"]) for item in request.session.items
                 if getattr(item, "originalname", "") == "test_a_wrong_snippet_fails_its_rules_audit"]
-    workers = min(8, 2 * (os.cpu_count() or 1))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures: dict[str, Future[AuditResult]] = {
-            p["snippet"].name: pool.submit(_audit, p["rule"], p["snippet"]) for p in selected
-        }
-        yield futures
+    with Prover(lambda job: _audit(*job), name=lambda job: job[1].name, keep_times=False,
+                workers=worker_count(per_core=AUDIT_SERVERS_PER_CORE)) as prover:
+        prover.offer(selected)
+        yield prover
 
 
 @pytest.mark.parametrize(("rule", "snippet"), _wrong_snippets())
 def test_a_wrong_snippet_fails_its_rules_audit(rule: Rule, snippet: Snippet, audits) -> None:
-    result = audits[snippet.name].result(timeout=180)
+    result = audits.result((rule, snippet), timeout=180)
     [found] = [f for f in result.findings if f.rule.id == rule.id]
     assert found.finding.status == "FAIL", (
         f"{snippet.location}: {snippet.name} mounted at {snippet.seam}: the audit said {found.finding.status}, "

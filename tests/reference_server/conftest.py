@@ -22,7 +22,7 @@ TOOLS_DIR = Path(__file__).resolve().parents[2] / "tools"
 if str(TOOLS_DIR) not in sys.path:
     sys.path.insert(0, str(TOOLS_DIR))
 
-from mcp_handbook.verify import SERVER_PYTHON_FLAGS, minimal_env  # noqa: E402  (one environment, one start for every server under test)
+from mcp_handbook.proving.verify import SERVER_PYTHON_FLAGS, minimal_env  # noqa: E402  (one environment, one start for every server under test)
 from mcp_handbook.wire import Message, WireSession  # noqa: E402  (one raw pipe client)
 
 INIT_PARAMS = {"protocolVersion": "2025-11-25", "capabilities": {},

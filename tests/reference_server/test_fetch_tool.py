@@ -7,7 +7,7 @@ import time
 import pytest
 
 from mcp_handbook.probes.security.ssrf import REACHED, listening
-from mcp_handbook.verify import minimal_env
+from mcp_handbook.proving.verify import minimal_env
 from reference_server import fetching, seams
 
 

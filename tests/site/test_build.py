@@ -14,7 +14,7 @@ from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
 
-from mcp_handbook import evidence
+from mcp_handbook.proving import evidence
 from mcp_handbook.export import COLUMNS, DOWNLOADS, STATUSES
 from mcp_handbook.model import Corpus
 from mcp_handbook.site.links import gate_src, page_url, rule_src

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from mcp_handbook import evidence, load_corpus
+from mcp_handbook import load_corpus
+from mcp_handbook.proving import evidence
 from mcp_handbook.model import Corpus, Rule, Snippet
 from mcp_handbook.probes import Finding
 from mcp_handbook.site.proofs import proof_panel
 from mcp_handbook.site.state import SiteData
-from mcp_handbook.verify import Verdict
+from mcp_handbook.proving.verify import Verdict
 
 pytestmark = pytest.mark.slow  # recording proofs again
 
@@ -130,32 +131,28 @@ def test_a_change_to_the_reference_server_makes_every_proof_stale(handbook: Path
     copy = tmp_path / "reference_server"
     shutil.copytree(server, copy, ignore=shutil.ignore_patterns("__pycache__"))
     corpus = load_corpus(handbook)
+    before = evidence.check(corpus)
     monkeypatch.setattr(evidence, "server_folder", lambda: copy)
-    evidence.shared_fingerprint.cache_clear()
-    try:
-        assert evidence.check(corpus).fresh  # the same files: the same keys
-        tools = copy / "tool_defs.py"  # a tool definition: its description
-        text = tools.read_text(encoding="utf-8")
-        description = re.search(r'"description": "([^"]+)"', text)
-        tools.write_text(text.replace(description.group(1), description.group(1) + " Edited.", 1), encoding="utf-8")
-        evidence.shared_fingerprint.cache_clear()
-        state = evidence.check(corpus)
-        assert not state.fresh and len(state.stale) == len(evidence.provable_snippets(corpus)), state.lines()[:3]
-        assert "its recorded proof is for other code, seam, probe or reference server" in state.stale[0]
-    finally:
-        evidence.shared_fingerprint.cache_clear()
+    assert evidence.check(corpus) == before  # the same files: the same keys
+    tools = copy / "tool_defs.py"  # a tool definition: its description
+    text = tools.read_text(encoding="utf-8")
+    tools.write_text(text.replace('"description": "', '"description": "Edited. ', 1), encoding="utf-8")
+    state = evidence.check(corpus)
+    assert not state.fresh and len(state.stale) == len(evidence.provable_snippets(corpus)), state.lines()[:3]
+    assert "its recorded proof is for other code, seam, probe or reference server" in state.stale[0]
 
 
-def test_every_probe_helper_module_is_in_what_every_proof_depends_on() -> None:
-    """Code probes share (the support module, the shared schema, call and judging modules, a gate's ``_common.py``)
-    is code every probe may run: editing it must make the proofs stale, so it is hashed into every key; a probe
-    module itself is hashed into its own rules' keys only."""
-    files = {path.relative_to(evidence.PACKAGE).as_posix() for path in evidence.shared_files()
+def test_what_a_proof_depends_on_is_its_probes_imports_and_the_verifiers() -> None:
+    """Code a probe runs (the support module, a gate's ``_common.py``, the wire) is in its proofs' keys, found from
+    the imports; another probe's module is not (tests/toolchain/test_proof_freshness.py edits them)."""
+    files = {path.relative_to(evidence.PACKAGE).as_posix() for path in evidence.depends_on("probes/errors/echo_request_ids.py")
              if path.is_relative_to(evidence.PACKAGE)}
-    for helper in ("probes/support.py", "probes/registry.py", "probes/schemas.py", "probes/calls.py", "probes/judging.py",
-                   "probes/errors/_common.py", "probes/security/_common.py", "wire.py", "verify.py"):
-        assert helper in files, helper
-    assert "probes/errors/echo_request_ids.py" not in files and "probes/security/hidden_text_in_tools.py" not in files
+    for needed in ("probes/support.py", "probes/registry.py", "probes/errors/echo_request_ids.py", "reasons.py", "wire.py",
+                   "proving/verify.py"):
+        assert needed in files, needed
+    assert "probes/security/hidden_text_in_tools.py" not in files and "probes/security/_common.py" not in files
+    server = evidence.server_folder()
+    assert server / "tool_defs.py" in evidence.depends_on("probes/errors/echo_request_ids.py")
 
 
 def test_a_recorded_proof_that_did_not_hold_fails_the_check(handbook: Path) -> None:
@@ -193,3 +190,18 @@ def test_a_transcript_names_no_path_of_the_machine_that_recorded_or_built_it(han
         assert machine_path not in panel, machine_path
     assert "&lt;checkout&gt;/content/notes.md" in panel and "&lt;workspace&gt;/a" in panel and "&lt;server-code&gt;/b" in panel
     assert "&lt;temp&gt;/ws/secret.txt" in panel and "&lt;temp&gt;/ws-evil/secret.txt" in panel
+
+
+def test_recording_a_rules_proofs_runs_its_other_blocks_too(handbook: Path) -> None:
+    """One command for a contributor: ``evidence -k RULE`` proves the blocks a probe proves (recorded) and runs the
+    rule's other blocks, naming the line of one that fails, as ``pytest`` on the rule's file would."""
+    path = handbook / "content" / "rules" / "transport" / "choose-the-transport.md"
+    text = path.read_text(encoding="utf-8")
+    fence = re.search(r"```python correct[^\n]*\n", text)
+    line = text[: fence.start()].count("\n") + 1
+    path.write_text(text[: fence.end()] + 'raise RuntimeError("an edit that breaks the block")\n' + text[fence.end():],
+                    encoding="utf-8")
+    result = cli("evidence", "-k", "TRN-003", cwd=handbook)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"content/rules/transport/choose-the-transport.md:{line}: TRN-003 CORRECT block 1" in result.stdout
+    assert "other blocks of the same rules: 2 run or checked, 1 failed" in result.stdout

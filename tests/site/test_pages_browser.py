@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from mcp_handbook import evidence
+from mcp_handbook.proving import evidence
 from mcp_handbook.model import Corpus
 from mcp_handbook.site.links import page_url, rule_src
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from mcp_handbook import load_corpus
 from mcp_handbook.probes import PROBES
-from mcp_handbook.verify import verify
+from mcp_handbook.proving.verify import verify
 
 BLOB_WITHOUT_TYPE = '''import base64
 

@@ -226,7 +226,7 @@ def test_a_promise_must_be_kept_by_correct_and_broken_by_wrong_for_its_own_reaso
 
 def test_every_python_block_of_the_handbook_is_proved_or_run() -> None:
     """No Python block in content/ goes unexecuted: a probe proves it, or the tests run it (none is marked norun)."""
-    from mcp_handbook.evidence import provable
+    from mcp_handbook.proving.evidence import provable
 
     corpus = load_corpus(Path(__file__).resolve().parents[2])
     python = [(r, b) for r in corpus.rules for b in r.blocks if b.language == "python"]

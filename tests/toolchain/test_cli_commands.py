@@ -50,7 +50,7 @@ def test_building_does_not_import_the_probes() -> None:
 def test_loading_the_doctrine_for_the_site_or_an_export_imports_no_verification_code(project_root) -> None:
     code = (f"import sys; from mcp_handbook import load_corpus; load_corpus({str(project_root)!r}); "
             "import mcp_handbook.export, mcp_handbook.site.state; "
-            "print(sorted(m for m in sys.modules if m.startswith(('mcp_handbook.probes', 'mcp_handbook.verify', 'reference_server'))))")
+            "print(sorted(m for m in sys.modules if m.startswith(('mcp_handbook.probes', 'mcp_handbook.proving.verify', 'reference_server'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

@@ -17,7 +17,7 @@ from mcp_handbook.probes.transport.http_session_ids_unguessable import (
     shared_fraction,
 )
 from mcp_handbook.seams import server_args
-from mcp_handbook.verify import minimal_env
+from mcp_handbook.proving.verify import minimal_env
 
 
 def test_an_http_rule_is_proved_over_http_on_loopback(project_root: Path) -> None:

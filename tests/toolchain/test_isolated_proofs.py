@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcp_handbook import evidence, load_corpus, seams, verify
+from mcp_handbook import load_corpus, seams
+from mcp_handbook.proving import evidence, verify
 from mcp_handbook.model import Rule
 from mcp_handbook.probes import PROBES, Target
 from mcp_handbook.probes.transport.http_listen_on_loopback import is_loopback

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_handbook import proof_times
+from mcp_handbook.proving import proof_times
 
 
 @pytest.fixture(autouse=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -116,3 +117,25 @@ def test_the_quick_loop_over_unchanged_content_succeeds_with_nothing_to_prove(
     assert any("nothing to prove again" in line for line in quick.outlines)
     typo = pytester.runpytest_subprocess("content", "-q", "-m", "not slow", "-k", "NO-SUCH-RULE")
     assert typo.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+def test_a_proof_is_an_item_that_x_and_durations_see(pytester: pytest.Pytester, handbook: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each proof is proved in its own item's ``runtest``: ``-x`` stops at the first failing one and the proofs not
+    started by then never run (their seconds are never kept), and ``--durations`` lists proofs by their seconds."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # where the seconds of the proofs that ran are kept
+    rule = handbook / "content" / "rules" / "security" / "path-containment.md"
+    text = rule.read_text()
+    wrong_body = re.search(r"```python wrong title=\"string-prefix[^\n]*\n(.*?)```", text, re.S).group(1)
+    correct = re.search(r"(```python correct[^\n]*\n)(.*?)```", text, re.S)
+    rule.write_text(text[: correct.start(2)] + wrong_body + text[correct.end(2):])
+    result = pytester.runpytest_subprocess("content", "-x", "-rA", "--durations=0", "-k", "SEC-001 or TRN-002",
+                                           "--handbook-workers", "1")
+    out = result.stdout.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED and "stopping after 1 failures" in out
+    assert "TRN-002" not in "\n".join(line for line in result.outlines if line.startswith(("PASSED", "FAILED")))
+    assert re.search(r"\d+\.\d+s call +content/rules/security/path-containment\.md::SEC-001:wrong1", out), out
+    ran = json.loads((tmp_path / "cache" / "mcp-handbook" / "proof-seconds.json").read_text(encoding="utf-8"))
+    assert "SEC-001.correct1" in ran
+    trn = len(re.findall(r"```python (?:wrong|correct)", (handbook / "content/rules/transport/frame-size-cap.md").read_text()))
+    assert len([name for name in ran if name.startswith("TRN-002.")]) < trn  # one may start as the failing one ends

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from mcp_handbook import load_corpus
-from mcp_handbook.evidence import provable_snippets
+from mcp_handbook.proving.evidence import provable_snippets
 from mcp_handbook.model import Rule, Snippet
 from mcp_handbook.seams import TOOL_SEAM
-from mcp_handbook.verify import Verdict, verify
+from mcp_handbook.proving.verify import Verdict, verify
 
 pytestmark = pytest.mark.slow  # a proof run per WRONG block
 

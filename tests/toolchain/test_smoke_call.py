@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from mcp_handbook.probes import Target
-from mcp_handbook.verify import _smoke_call, minimal_env
+from mcp_handbook.proving.verify import _smoke_call, minimal_env
 
 SLOW_FIRST_START = r'''
 import json, os, sys, time

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from mcp_handbook import load_corpus, verify as verify_module
+from mcp_handbook import load_corpus
+from mcp_handbook.proving import verify as verify_module
 from mcp_handbook.model import Location, Snippet
 from mcp_handbook.probes import PROBES
-from mcp_handbook.verify import verify
+from mcp_handbook.proving.verify import verify
 
 
 def _tool_snippet(project_root: Path):
@@ -85,7 +86,7 @@ def test_controls_of_different_probes_run_at_once_and_each_runs_once(monkeypatch
     control share one run."""
     import threading
 
-    from mcp_handbook import verify as verifier
+    from mcp_handbook.proving import verify as verifier
 
     both_running = threading.Barrier(2, timeout=3)
     runs: list[str] = []

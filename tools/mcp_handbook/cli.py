@@ -165,7 +165,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 COMMAND_MODULES: dict[str, tuple[str, ...]] = {
-    "mcp_handbook.evidence_cmd": ("evidence",),
+    "mcp_handbook.proving.evidence_cmd": ("evidence",),
     "mcp_handbook.contrib.commands": ("diff",),
     "mcp_handbook.contrib.new_rule": ("new-rule",),
     "mcp_handbook.export.cli": ("export",),

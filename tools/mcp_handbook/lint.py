@@ -13,7 +13,7 @@ import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from .evidence import provable
+from .proving.evidence import provable
 from .fields import FIELDS_BY_NAME
 from .model import Corpus, Diagnostic, Location, Rule, Snippet
 from .naming import naming_scheme, probe_placeholders

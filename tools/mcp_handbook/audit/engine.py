@@ -41,6 +41,7 @@ from ..probes.registry import Probe
 from ..probes.support import (
     GENERIC_REASONS, MODERN_REVISION, Finding, Target, failed, init_git_repository, mask, not_applicable,
 )
+from ..proving.pool import AUDIT_SERVERS_PER_CORE, worker_count
 from .applies import does_not_apply
 from .contain import Contained
 from .guard import ToolCallGuard
@@ -163,7 +164,7 @@ def _takes_repository(argv: list[str]) -> bool:
 
 
 def _jobs(options: AuditOptions) -> int:
-    return options.jobs if options.jobs > 0 else min(8, 2 * (os.cpu_count() or 1))
+    return worker_count(options.jobs, per_core=AUDIT_SERVERS_PER_CORE)
 
 
 def _plan(corpus: Corpus, options: AuditOptions) -> dict[str, list[Rule]]:

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..evidence import provable as runs_elsewhere  # noqa: F401 - what a probe proves, the tests do not run here
+from ..proving.evidence import provable as runs_elsewhere  # noqa: F401 - what a probe proves, the tests do not run here
 from ..model import Rule, Snippet
 from .languages import LANGUAGE_CHECKS
 from . import load_all

@@ -13,7 +13,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from ..evidence import provable
+from ..proving.evidence import provable
 from ..model import Rule, Snippet
 from .claims import clauses_list, run_tally
 from .links import href, rule_src

@@ -25,7 +25,7 @@ from .labels import (
 from .generated import ORDER_META
 from .links import THREATS_SRC, gate_src, href, rule_src, spec_url
 from .mentions import linked_text
-from ..evidence import provable
+from ..proving.evidence import provable
 from .proofs import NOT_SEARCHED, proof_panel, verification_summary
 from .state import SiteData
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import evidence, load_corpus
+from .. import load_corpus
+from ..proving import evidence
 from ..model import Corpus, Rule, Snippet
 from .changes import Change, rule_changes
 

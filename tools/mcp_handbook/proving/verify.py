@@ -25,10 +25,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .model import Rule, Snippet
-from .probes import PROBES, Finding, Target
-from .probes.support import GENERIC_REASONS, WireTimeout, call_tool, failed, fill_arguments, list_tools
-from .seams import TOOL_SEAM, server_args, server_prefix
+from ..model import Rule, Snippet
+from ..probes import PROBES, Finding, Target
+from ..probes.support import GENERIC_REASONS, WireTimeout, call_tool, failed, fill_arguments, list_tools
+from ..seams import TOOL_SEAM, server_args, server_prefix
 
 READY_MARK = '"event":"started"'
 """The reference server logs this once its seams are loaded and it is serving."""

@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from .parse_cache import cache_dir
+from ..parse_cache import cache_dir
 
 FILE = "proof-seconds.json"
 T = TypeVar("T")
