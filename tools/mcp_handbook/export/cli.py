@@ -71,7 +71,7 @@ def _rules(corpus: Corpus, args: argparse.Namespace, out: Path) -> str:
 
 
 def _skill(corpus: Corpus, args: argparse.Namespace, out: Path) -> str:
-    from ..skill import name_problem, skill_files, write_skill
+    from .skill import name_problem, skill_files, write_skill
     from .worksheet import stamp_for
 
     name = args.name or out.name
