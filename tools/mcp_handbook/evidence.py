@@ -42,7 +42,7 @@ HEADER = (
     "Each entry is one block's proof against the reference server; `key` hashes the block's code and options, its seam, "
     "its probe's source, the shared probe and verdict code and the reference server's source."
 )
-SHARED_SOURCES = ("wire.py", "verify.py")
+SHARED_SOURCES = ("wire.py", "wire_reading.py", "jsonrpc_client.py", "verify.py")
 """Toolchain files outside ``probes/`` that every proof depends on, relative to the ``mcp_handbook`` package (every
 probe helper module is added by :func:`shared_files`)."""
 MAX_EVIDENCE_LINES = 12

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from ..bounded_json import TooDeep
 from ..bounded_json import loads as bounded_loads
-from ..wire import MAX_LINE_BYTES
+from ..wire_reading import MAX_LINE_BYTES
 
 MAX_BODY_BYTES = MAX_LINE_BYTES
 """The most of a response body a probe reads: as much as one stdio message (an honest server lists 74 tools in

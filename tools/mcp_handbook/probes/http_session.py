@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..bounded_json import loads as bounded_loads
-from ..wire import JsonRpcClient, Line, Message, WireTimeout, with_request_meta
+from ..jsonrpc_client import JsonRpcClient, Line, Message, WireTimeout, with_request_meta
 from .http_body import over_limit, parse_url, read_body, reply_messages
 from .protocol import LATEST_LEGACY, PROBE_CLIENT, PROTOCOL_VERSION
 
