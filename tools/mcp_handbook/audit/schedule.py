@@ -21,7 +21,8 @@ from .contain import Contained
 from .guard import ToolCallGuard
 from .plan import AuditOptions
 from .preflight import ServerFacts
-from .share import SharedServers, shared_target
+from .share import shared_target
+from .shared_servers import SharedServers
 from .verdicts import defect
 from .workspaces import FreshTargets
 
