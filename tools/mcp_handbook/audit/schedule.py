@@ -26,7 +26,6 @@ from .shared_servers import SharedServers
 from .verdicts import defect
 from .workspaces import FreshTargets
 
-
 FIRST_ANSWER = 2.0
 """How many probe waits a probe's server gets to answer for the first time (its start-up; see
 :meth:`~.target.AuditTarget._answered`)."""

@@ -19,7 +19,6 @@ from .guard import ToolCallGuard
 from .preflight import ServerFacts
 from .target import AuditTarget, audit_env
 
-
 WORKSPACE = "{workspace}"
 """Written in the server's command where it takes its folder: each probe's fresh workspace is put there, and the
 auditor then knows the root the server serves."""

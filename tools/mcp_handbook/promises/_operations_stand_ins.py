@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+
 def result_text(result: Any) -> str:
     """The text of a CallToolResult's content, joined; '' for anything else."""
     if not isinstance(result, dict):
