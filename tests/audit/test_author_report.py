@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mcp_handbook import load_corpus
-from mcp_handbook.audit import sdk_baseline
+from mcp_handbook.audit import run_audit, sdk_baseline
 from mcp_handbook.audit.plan import DOES_NOT_APPLY, AuditOptions, AuditResult, Inherited, RuleFinding
 from mcp_handbook.audit.powers import powers, powers_line
 from mcp_handbook.audit.preflight import ServerFacts
@@ -155,7 +155,7 @@ def test_a_fail_the_minimal_server_shares_for_the_same_reason_is_inherited(corpu
     result = replace(_result(corpus, {
         "TRN-002": failed("oversize_processed", "a 16,777,216-byte line read whole"), "ERR-007": failed("mishandled", "x"),
         "TOOL-008": failed("no_title", "y")}), command=(sys.executable, str(script)))
-    attributed = sdk_baseline.attribute(corpus, result)
+    attributed = sdk_baseline.attribute(corpus, result, audit=run_audit)
     assert attributed.sdk == sdk.describe() and [i.rule_id for i in attributed.inherited] == ["TRN-002"]
     trn002 = next(f for f in attributed.findings if f.rule.id == "TRN-002")
     assert trn002.finding.status == "N/A" and trn002.na == DOES_NOT_APPLY, "TRN-002's deviation covers an SDK's reader"
@@ -163,14 +163,12 @@ def test_a_fail_the_minimal_server_shares_for_the_same_reason_is_inherited(corpu
     assert [f.rule.id for f in attributed.own_failures()] == ["ERR-007", "TOOL-008"], \
         "a different reason is the author's; a tool's definition is the author's even when the minimal server's fails too"
     off = replace(result, options=AuditOptions(sdk_baseline=False))
-    assert sdk_baseline.attribute(corpus, off) is off
+    assert sdk_baseline.attribute(corpus, off, audit=run_audit) is off
 
 
 @pytest.mark.slow  # starts the minimal server on the installed Python SDK
 def test_the_python_baseline_server_answers_the_auditor(corpus) -> None:
     pytest.importorskip("mcp")
-    from mcp_handbook.audit import run_audit
-
     seen = run_audit(corpus, [sys.executable, str(sdk_baseline.BASELINES / "python_sdk.py")],
                      options=AuditOptions(rules=frozenset({"TRN-001", "TOOL-013"}), sdk_baseline=False))
     assert seen.facts.answered and [t["name"] for t in seen.facts.tools] == ["echo"]

@@ -219,9 +219,9 @@ def test_the_whole_audit_keeps_to_its_time_budget(project_root: Path, tmp_path: 
 
 
 def test_a_flood_of_empty_lines_is_cut_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcp_handbook import wire
+    from mcp_handbook import wire, wire_reading
 
-    monkeypatch.setattr(wire, "MAX_CAPTURE_LINES", 2000)  # the real cap, 200,000, takes too long to reach under load
+    monkeypatch.setattr(wire_reading, "MAX_CAPTURE_LINES", 2000)  # the real cap, 200,000, takes too long to reach under load
     session = wire.WireSession(hostile("blank_flood"), cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
     try:
         with pytest.raises(wire.WireTimeout, match="flooded stdout"):

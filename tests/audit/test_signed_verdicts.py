@@ -197,7 +197,7 @@ def test_a_fail_is_inherited_only_when_the_minimal_server_did_the_same(project_r
     rule = corpus.rule("ERR-015")
     found = RuleFinding(rule, rule.probe, failed("unknown_prompt_not_refused", summary), 0.1)
     result = AuditResult(("/bin/server",), ServerFacts(answered=True), (found,), (), 1.0, AuditOptions())
-    attributed = sdk_baseline.attribute(corpus, result)
+    attributed = sdk_baseline.attribute(corpus, result, audit=run_audit)
     assert [i.rule_id for i in attributed.inherited] == (["ERR-015"] if inherited else [])
 
 

@@ -15,8 +15,8 @@ from export_helpers import run
 from mcp_handbook import load_corpus
 from mcp_handbook.export import DOWNLOADS, load_schema, write_downloads
 from mcp_handbook.export.worksheet import stamp_for
-from mcp_handbook.skill import SKILL_NAME, bundle_problems, skill_files
-from mcp_handbook.skill.render import reference_name, rule_file
+from mcp_handbook.export.skill import SKILL_NAME, bundle_problems, skill_files
+from mcp_handbook.export.skill.render import reference_name, rule_file
 
 NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 

@@ -2,7 +2,7 @@
 reference validator where it installs), SKILL.md and every reference file within their token budgets, every rule in
 a file of its own, every link resolving, and scripts that run.
 
-Token counts come from :mod:`mcp_handbook.skill.tokens`: the ``cl100k_base`` BPE encoding when ``bpe-openai`` is
+Token counts come from :mod:`mcp_handbook.export.skill.tokens`: the ``cl100k_base`` BPE encoding when ``bpe-openai`` is
 installed (a test extra; it counts offline), else the documented estimate of characters / 4. The measured figures
 are printed (``-s``) with the method that gave them.
 """
@@ -19,11 +19,11 @@ import pytest
 
 from mcp_handbook import load_corpus
 from mcp_handbook.export.worksheet import stamp_for
-from mcp_handbook.skill import SKILL_NAME, InvalidBundle, skill_files, write_skill
-from mcp_handbook.skill import render
-from mcp_handbook.skill.render import rule_file
-from mcp_handbook.skill.tokens import count_tokens, method
-from mcp_handbook.skill.validate import (REFERENCE_MAX_TOKENS, SKILL_MD_MAX_LINES, SKILL_MD_MAX_TOKENS, bundle_problems,
+from mcp_handbook.export.skill import SKILL_NAME, InvalidBundle, skill_files, write_skill
+from mcp_handbook.export.skill import render
+from mcp_handbook.export.skill.render import rule_file
+from mcp_handbook.export.skill.tokens import count_tokens, method
+from mcp_handbook.export.skill.validate import (REFERENCE_MAX_TOKENS, SKILL_MD_MAX_LINES, SKILL_MD_MAX_TOKENS, bundle_problems,
                                          folder_problems, links, reachable)
 from export_helpers import run
 
@@ -154,7 +154,7 @@ def test_export_refuses_an_invalid_bundle_and_writes_nothing(mini: Path, tmp_pat
     def with_a_dead_link(corpus, rule, in_bundle, *, static):
         return real(corpus, rule, in_bundle, static=static) + "\nSee [the gone rule](GONE-001.md).\n"
 
-    monkeypatch.setattr("mcp_handbook.skill.rule_reference", with_a_dead_link)
+    monkeypatch.setattr("mcp_handbook.export.skill.rule_reference", with_a_dead_link)
     out = tmp_path / SKILL_NAME
     code, _, err = run("export", "skill", "-o", str(out), root=mini, capsys=capsys)
     assert code == 2 and "the skill bundle is not valid, so nothing was written" in err

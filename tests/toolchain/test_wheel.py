@@ -55,8 +55,8 @@ def test_the_wheel_and_sdist_carry_the_doctrine_and_its_version(built: dict[str,
     assert rules and {f"mcp_handbook/doctrine/{r}" for r in rules} <= names
     assert {"mcp_handbook/doctrine/content/handbook.yml", "mcp_handbook/doctrine/snippets/evidence.json",
             "mcp_handbook/doctrine/COMMIT", "reference_server/__main__.py",
-            "mcp_handbook/export/worksheet.schema.json", "mcp_handbook/skill/scripts/check_tool.py",
-            "mcp_handbook/skill/scripts/audit_server.sh"} <= names
+            "mcp_handbook/export/worksheet.schema.json", "mcp_handbook/export/skill/scripts/check_tool.py",
+            "mcp_handbook/export/skill/scripts/audit_server.sh"} <= names
     with tarfile.open(built["sdist"]) as sdist:
         members = {m.name.split("/", 1)[1] for m in sdist.getmembers() if "/" in m.name}
     assert {"content/handbook.yml", "snippets/evidence.json", "setup.py", "DOCTRINE_COMMIT", *rules} <= members

@@ -7,42 +7,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from . import load_corpus
 from . import snippets as snippet_files
-from .installed import is_packaged, packaged_root
+from .command import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, UsageError, doctrine_root, handbook_root
+from .installed import is_packaged
 from .model import Corpus
-
-EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
-
-
-class UsageError(Exception):
-    """A problem with how the command was called or with a file it was given."""
-
-
-def find_root(start: Path) -> Path:
-    for folder in (start, *start.parents):
-        if (folder / "mkdocs.yml").is_file() and (folder / "content").is_dir():
-            return folder
-    raise UsageError(f"no handbook here: no mkdocs.yml with a content/ folder in {start} or above (use --root)")
-
-
-def doctrine_root(args: argparse.Namespace) -> Path:
-    """The handbook whose rules ``audit``, ``export`` and ``report`` use: ``--root``, else the checkout around the
-    current folder (a checkout wins: it may hold a newer doctrine), else the one installed with the tool."""
-    if args.root:
-        return Path(args.root).resolve()
-    try:
-        return find_root(Path.cwd().resolve())
-    except UsageError as exc:
-        installed = packaged_root()
-        if installed is None:
-            raise UsageError(f"{exc}; this copy of the tool carries no doctrine of its own (a wheel does): name the "
-                             "handbook folder before the command, `mcp-handbook --root DIR COMMAND ...`") from None
-        return installed
+from .site_build import build_site
 
 
 def version_text(root: str | None) -> str:
@@ -75,12 +48,8 @@ class VersionAction(argparse.Action):
         parser.exit()
 
 
-def _root(args: argparse.Namespace) -> Path:
-    return Path(args.root).resolve() if args.root else find_root(Path.cwd().resolve())
-
-
 def _corpus(args: argparse.Namespace) -> Corpus:
-    return load_corpus(_root(args), proving=True)
+    return load_corpus(handbook_root(args), proving=True)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -116,32 +85,8 @@ def cmd_snippets(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def build_site(root: Path, site_dir: Path, *, versioned: bool = False) -> Corpus:
-    """Build the site strictly, the downloads beside it (the site's plugin writes them); the content is parsed
-    once, here, and handed to the plugin.
-
-    ``versioned`` is for ``publish``: the site is one version among others on the gh-pages branch, and Material's
-    version selector reads their list from ``../versions.json``. A site built to be looked at alone has no such
-    list beside it (the selector would ask for it and fail), so the plugin leaves the selector out."""
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-
-    from .site.plugin import handbook_plugin
-
-    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-    corpus = load_corpus(root)
-    if corpus.diagnostics:
-        raise UsageError("the content does not lint; run `mcp-handbook check`")
-    config = load_config(str(root / "mkdocs.yml"), site_dir=str(site_dir), strict=True)
-    plugin = handbook_plugin(config)
-    plugin.config.version_selector = versioned
-    plugin.use_corpus(corpus)  # the plugin takes this parse instead of parsing the content again
-    build(config)
-    return corpus
-
-
 def cmd_build(args: argparse.Namespace) -> int:
-    root = _root(args)
+    root = handbook_root(args)
     site_dir = Path(args.site_dir).resolve() if args.site_dir else root / "site"
     corpus = build_site(root, site_dir)
     print(f"built {site_dir} ({len(corpus.rules)} rules, doctrine {corpus.version})")
@@ -151,14 +96,14 @@ def cmd_build(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from .site.serve import serve_site
 
-    serve_site(_root(args), args.port)  # mkdocs' livereload server; it says where it serves once it has built
+    serve_site(handbook_root(args), args.port)  # mkdocs' livereload server; it says where it serves once it has built
     return EXIT_OK
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
     import pytest
 
-    root = _root(args)
+    root = handbook_root(args)
     extra = [a for a in args.pytest_args if a != "--"] if args.pytest_args else []
     keyword = ["-k", args.rule] if args.rule else []
     return int(pytest.main([str(root / "content"), "--rootdir", str(root), *keyword, *extra]))
@@ -249,8 +194,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # Run the package's own module, not this __main__ copy: command modules import
-    # mcp_handbook.cli, and one UsageError class must be the one main() catches.
-    from mcp_handbook.cli import main as package_main
-
-    sys.exit(package_main())
+    sys.exit(main())  # the UsageError it catches is command.py's, the one every command module raises

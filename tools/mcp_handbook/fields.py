@@ -12,8 +12,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .threats import OWASP_MCP_TOP10  # noqa: F401 - re-exported: the list the MCPnn ids refer to
-
 SCOPES = ("universal", "opinionated", "stack")
 SEVERITIES = ("high", "medium", "low")
 CHECKS = ("automated", "manual")

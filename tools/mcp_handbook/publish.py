@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import git
+from .command import EXIT_OK, UsageError, handbook_root
 
 LATEST = "latest"
 
@@ -53,8 +54,6 @@ def _fetch_published(remote: str, branch: str) -> None:
     published instead of replacing it; mike then moves the local branch up to it, or refuses if they diverged."""
     from mike import git_utils
 
-    from .cli import UsageError
-
     found = _git("ls-remote", "--exit-code", remote, f"refs/heads/{branch}")
     if found.returncode == 2:  # the remote has no such branch yet: the first publication
         return
@@ -88,7 +87,7 @@ def publish(root: Path, *, branch: str = "gh-pages", remote: str = "origin", pus
     from mike import commands, git_utils
 
     from . import load_corpus
-    from .cli import UsageError, build_site
+    from .site_build import build_site
 
     corpus = load_corpus(root)
     with _inside(root):
@@ -119,9 +118,7 @@ def publish(root: Path, *, branch: str = "gh-pages", remote: str = "origin", pus
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from .cli import EXIT_OK, _root
-
-    done = publish(_root(args), branch=args.branch, remote=args.remote, push=args.push)
+    done = publish(handbook_root(args), branch=args.branch, remote=args.remote, push=args.push)
     alias = f" as {', '.join(done.aliases)}" if done.aliases else " (an older version: latest stays where it is)"
     state = "deployed" if done.changed else "already deployed, unchanged,"
     where = f", pushed to {args.remote}" if done.pushed else f" (not pushed: `git push {args.remote} {args.branch}` or --push)"

@@ -21,29 +21,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import procs
-from .bounded_json import MAX_DEPTH, TooDeep
-from .bounded_json import loads as bounded_loads
-
-MAX_LINE_BYTES = 8 * 1024 * 1024
-"""Longest stdout line kept whole; longer lines are recorded truncated."""
-MAX_CAPTURE_BYTES = 32 * 1024 * 1024
-"""Bytes kept per stream (a line cut at MAX_LINE_BYTES counts what was kept); beyond it output is drained and
-dropped (a flood)."""
-MAX_CAPTURE_LINES = 200_000
-"""Lines kept per stream; beyond it output is drained and dropped (a flood of short or empty lines)."""
-FLOOD_LINES = 1000
-"""Non-JSON stdout lines in a row, with no message between them, that make a flood rather than a banner or a log
-line per request: past it nothing the server writes can be read as an answer."""
-FLOOD_BYTES = 4 * 1024 * 1024
-"""Non-JSON stdout bytes in a row that make a flood, whatever the lines' length."""
-CHUNK = 65536
-DRAIN_CHUNK = 1024 * 1024
-"""Read size once a stream is flooded: what follows is only counted, so fewer, larger reads."""
+from .jsonrpc_client import JsonRpcClient, Line, Message, WireTimeout, with_request_meta
+from .wire_reading import CHUNK, MAX_LINE_BYTES, Capture, StreamReading
 
 
 INHERITED_IGNORES = (signal.SIGINT, signal.SIGQUIT)
@@ -61,97 +44,7 @@ def _default_signals() -> None:
         signal.signal(s, signal.SIG_DFL)
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
-    """One line seen on a stream."""
-
-    stream: str
-    """``stdin`` (sent), ``stdout`` or ``stderr``."""
-    text: str
-    """The line, decoded leniently; truncated when very long."""
-    size: int
-    """Its real size in bytes, before truncation."""
-    at: float
-    """Seconds since the session started."""
-    terminated: bool = True
-    """It ended with a newline (the last fragment before EOF may not)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Message:
-    """A stdout line and what it parsed to (None when it is not JSON)."""
-
-    line: Line
-    value: Any
-
-
-def with_request_meta(message: dict[str, Any], meta: dict[str, Any] | None) -> dict[str, Any]:
-    """``message`` with ``meta`` as its ``params._meta`` when it is a request that carries none (a 2026-07-28 session
-    puts its envelope on every request); unchanged otherwise, so a probe can still send a request without it."""
-    if meta is None or "id" not in message or not isinstance(message.get("method"), str):
-        return message
-    params = message.get("params", {})
-    if not isinstance(params, dict) or "_meta" in params:
-        return message
-    return {**message, "params": {**params, "_meta": meta}}
-
-
-class WireTimeout(Exception):
-    """The server did not answer within the deadline."""
-
-
-@dataclass(slots=True)
-class _Capture:
-    lines: list[Line] = field(default_factory=list)
-    bytes_seen: int = 0
-    """Every byte read, kept or not."""
-    kept: int = 0
-    """Bytes kept in ``lines``."""
-    flooded: bool = False
-
-
-NON_JSON = "the server wrote non-JSON to stdout"
-
-
-def oversize_text(size: int) -> str:
-    return (f"the server wrote a {size:,}-byte line, longer than the {MAX_LINE_BYTES:,} bytes the auditor reads as one "
-            "message")
-
-
-class JsonRpcClient:
-    """What a JSON-RPC client session does on top of its own ``send`` and ``wait_for_id``: number its requests,
-    send notifications, and send a request and wait for its answer. The stdio session and the Streamable HTTP
-    session (:class:`~mcp_handbook.probes.http_session.HttpSession`) share it."""
-
-    _next_id: int
-
-    def send(self, message: dict[str, Any]) -> bool:
-        raise NotImplementedError
-
-    def wait_for_id(self, rid: Any, *, timeout: float = 5.0, garbage_grace: float = 0.3) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def new_id(self) -> int:
-        self._next_id += 1
-        return self._next_id
-
-    def notify(self, method: str, params: dict[str, Any] | None = None) -> bool:
-        msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            msg["params"] = params
-        return self.send(msg)
-
-    def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 5.0) -> dict[str, Any]:
-        """Send a request and wait for the response with its id; raise WireTimeout."""
-        rid = self.new_id()
-        msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
-        if params is not None:
-            msg["params"] = params
-        self.send(msg)
-        return self.wait_for_id(rid, timeout=timeout)
-
-
-class WireSession(JsonRpcClient):
+class WireSession(StreamReading, JsonRpcClient):
     """A server process under test, spoken to over its real stdin/stdout."""
 
     def __init__(
@@ -179,8 +72,8 @@ class WireSession(JsonRpcClient):
         )
         self.pid = self.proc.pid
         self._lock = threading.Condition()
-        self._out = _Capture()
-        self._err = _Capture()
+        self._out = Capture()
+        self._err = Capture()
         self._sent: list[Line] = []
         self._messages: deque[Message] = deque()
         self._all: list[Message] = []
@@ -212,134 +105,6 @@ class WireSession(JsonRpcClient):
         ]
         for t in self._readers:
             t.start()
-
-    # -- reading -----------------------------------------------------------
-    def _pump(self, pipe: Any, name: str, cap: _Capture) -> None:
-        """Read one stream to its end. Nothing the server writes may end this thread early: a reader that died would
-        leave the pipe full, the server blocked and every later wait to run out its timeout."""
-        fd = pipe.fileno()
-        try:
-            self._read_lines(fd, name, cap)
-        except BaseException as exc:  # noqa: BLE001 - a bug here must become a finding, not a silent dead thread
-            with self._lock:
-                if name == "stdout" and not self.defect:
-                    self.defect = f"the auditor's reader of its stdout failed: {type(exc).__name__}: {exc}"
-                self._lock.notify_all()
-            self._drain(fd, name, cap)
-        finally:
-            with self._lock:
-                self._eof[name] = True
-                self._lock.notify_all()
-
-    def _read_lines(self, fd: int, name: str, cap: _Capture) -> None:
-        pending = bytearray()
-        pending_size = 0
-        while not cap.flooded:
-            with self._lock:
-                self._waiting[name] = True
-            try:
-                chunk = os.read(fd, CHUNK)
-            except OSError:
-                chunk = b""
-            with self._lock:
-                self._waiting[name] = False
-            if not chunk:
-                break
-            start = 0
-            while True:
-                nl = chunk.find(b"\n", start)
-                piece = chunk[start:] if nl < 0 else chunk[start:nl]
-                pending_size += len(piece)
-                room = MAX_LINE_BYTES - len(pending)
-                if room > 0:
-                    pending += piece[:room]
-                if nl < 0:
-                    break
-                self._emit(name, cap, bytes(pending), pending_size, terminated=True)
-                pending.clear()
-                pending_size = 0
-                start = nl + 1
-        else:  # flooded: what follows is counted and dropped, never split into lines
-            self._drain(fd, name, cap)
-            return
-        if pending_size:
-            self._emit(name, cap, bytes(pending), pending_size, terminated=False)
-
-    def _drain(self, fd: int, name: str, cap: _Capture) -> None:
-        """Read to the end and keep nothing, so a flooding server is never blocked on a full pipe (it would then
-        hold whatever else it was doing) and the pipe closes when it exits."""
-        while True:
-            with self._lock:
-                self._waiting[name] = True
-            try:
-                chunk = os.read(fd, DRAIN_CHUNK)
-            except OSError:
-                chunk = b""
-            with self._lock:
-                self._waiting[name] = False
-                cap.bytes_seen += len(chunk)
-            if not chunk:
-                return
-
-    def _parse(self, data: bytes, size: int) -> tuple[Any, str]:
-        """A stdout line's value and, when it has none, why: not JSON, too long to keep, or nested too deep."""
-        if size > MAX_LINE_BYTES:
-            return None, oversize_text(size)
-        try:
-            return bounded_loads(data), ""
-        except TooDeep:
-            return None, (f"the server wrote a JSON message nested more than {MAX_DEPTH} levels deep (a {size:,}-byte "
-                          "line), deeper than the auditor reads as one message")
-        except ValueError:
-            return None, NON_JSON
-
-    def _emit(self, name: str, cap: _Capture, data: bytes, size: int, *, terminated: bool) -> None:
-        at = time.monotonic() - self.started
-        value, why = self._parse(data, size) if name == "stdout" else (None, "")  # outside the lock: a big line takes time
-        with self._lock:
-            cap.bytes_seen += size + 1  # the newline counts: a flood of empty lines is still a flood
-            kept = min(size, MAX_LINE_BYTES) + 1
-            if cap.kept + kept > MAX_CAPTURE_BYTES or len(cap.lines) >= MAX_CAPTURE_LINES:
-                cap.flooded = True
-                if name == "stdout" and not self.defect:
-                    self.defect = (f"the server flooded stdout: more than {MAX_CAPTURE_BYTES // 2**20} MiB or "
-                                   f"{MAX_CAPTURE_LINES:,} lines")
-                self._lock.notify_all()
-                return
-            cap.kept += kept
-            text = data.decode("utf-8", errors="replace")
-            line = Line(name, text if size <= MAX_LINE_BYTES else text + " …[truncated]", size, at, terminated)
-            cap.lines.append(line)
-            if name == "stdout":
-                msg = Message(line, value)
-                self._last_out_at = at
-                if why:
-                    self._garbage_at, self._garbage_why = at, why
-                    self._note_unreadable(why, text, size, terminated)
-                else:
-                    self._garbage_run = (0, 0)
-                self._messages.append(msg)
-                self._all.append(msg)
-            self._lock.notify_all()
-
-    def _note_unreadable(self, why: str, text: str, size: int, terminated: bool = True) -> None:
-        """Keep what a stdout line that is not a message says about the session (the lock is held)."""
-        if why != NON_JSON:
-            if size > MAX_LINE_BYTES:
-                self.unreadable = self.unreadable or why  # one line lost; the session reads on
-            elif not self.defect:
-                self.defect = why  # nested too deep: a client's reader dies on it
-            return
-        lines, size_run = self._garbage_run
-        lines, size_run = lines + 1, size_run + size + 1
-        self._garbage_run = (lines, size_run)
-        if lines == 1:
-            self._garbage_first = text[:80]
-        # one long line is not a flood: a large answer cut short when its server was stopped mid-write (its last,
-        # unterminated line) must not make every verdict of the session not believed
-        if not self.defect and terminated and (lines > FLOOD_LINES or (lines > 1 and size_run > FLOOD_BYTES)):
-            self.defect = (f"the server flooded stdout with non-JSON: {lines:,} lines ({size_run:,} bytes) in a row "
-                           f"with no message between them (first: {self._garbage_first!r})")
 
     # -- writing -----------------------------------------------------------
     def send_raw(self, data: bytes, *, timeout: float = 10.0) -> bool:
@@ -592,3 +357,7 @@ class WireSession(JsonRpcClient):
             err = [ln for ln in self._err.lines if keep(ln)][-max(limit // 3, 1):]
         marks = {"stdin": ">>>", "stdout": "<<<", "stderr": "err"}
         return [f"{marks[ln.stream]} {ln.text[:300]}{' …' if len(ln.text) > 300 else ''}" for ln in [*protocol, *err]]
+
+
+__all__ = ["MAX_LINE_BYTES", "JsonRpcClient", "Line", "Message", "WireSession", "WireTimeout", "with_request_meta"]
+"""What probes import from here: the session, and the records and limits it shares with the HTTP session."""

@@ -256,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         entries += conformance_tools()
     for entry in entries + extra:
         server.add_tool(entry)
-    from reference_server.resources import serve_resources_and_prompts
+    from reference_server.resources_and_prompts import serve_resources_and_prompts
 
     serve_resources_and_prompts(server, page_size=args.page_size, conformance_fixtures=args.conformance_fixtures)
     if args.http is None:

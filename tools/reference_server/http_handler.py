@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any
 
-    from reference_server.http_server import McpHttpServer
+    from reference_server.http_shared import McpHttpServer
 
 ENDPOINT = "/mcp"
 ROUTING_HEADERS = ("mcp-protocol-version", "mcp-method", "mcp-name")

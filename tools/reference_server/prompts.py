@@ -11,7 +11,8 @@ the same ``resolve_resource`` containment as ``resources/read``.
 from __future__ import annotations
 
 from reference_server.errors import INVALID_PARAMS, ProtocolError
-from reference_server.resources import call_seam, file_uri, page
+from reference_server.resources import file_uri, page
+from reference_server.seam_call import call as call_seam
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from reference_server import seams
+from reference_server.seam_call import call as call_seam
+from reference_server.table import SEAMS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -56,20 +57,20 @@ class Context:
     def resolve_path(self, *args: Any) -> Path:
         """``resolve_path(user_path)`` or ``resolve_path(workspace, user_path)``."""
         workspace, user_path = (self.workspace, args[0]) if len(args) == 1 else args
-        return seams.call("resolve_path", workspace, user_path)
+        return call_seam("resolve_path", workspace, user_path)
 
     def child_env(self, workspace: Path | None = None) -> dict[str, str]:
-        return seams.call("child_env", workspace or self.workspace)
+        return call_seam("child_env", workspace or self.workspace)
 
     def run_subprocess(self, argv: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None,
                        timeout: float = 10.0) -> tuple[int, str, str]:
         """Run a child in the workspace with the child environment unless told otherwise."""
         env = self.child_env() if env is None else env
-        return seams.call("run_subprocess", argv, cwd=cwd or self.workspace, env=env, timeout=timeout)
+        return call_seam("run_subprocess", argv, cwd=cwd or self.workspace, env=env, timeout=timeout)
 
     def log(self, level: str, event: str, **fields: Any) -> None:
         try:
-            seams.SEAMS["log"](level, event, **fields)
+            SEAMS["log"](level, event, **fields)
         except Exception as exc:
             from reference_server.logs import report_seam_error
 
@@ -79,7 +80,7 @@ class Context:
         """Send notifications/progress when the request carried ``_meta.progressToken``."""
         if self.progress_token is None or self._notify is None:
             return
-        notification = seams.call("progress_notification", self.progress_token, progress, total, message)
+        notification = call_seam("progress_notification", self.progress_token, progress, total, message)
         if notification is not None:
             self._notify(notification)
 

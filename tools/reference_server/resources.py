@@ -23,6 +23,7 @@ import stat
 
 from reference_server.errors import INVALID_PARAMS, ProtocolError
 from reference_server.route import current
+from reference_server.seam_call import call as call_seam
 from reference_server.table import SEAMS
 
 TYPE_CHECKING = False
@@ -48,13 +49,6 @@ WORKSPACE_TEMPLATE = {
     "description": "Any regular file in the workspace, by its path relative to the workspace root, e.g. "
                    "file:///docs/guide.md. Percent-encode characters that are not allowed in a URI.",
 }
-
-
-def call_seam(name: str, *args: Any, **kwargs: Any) -> Any:
-    """``seams.call``, imported late: ``seams`` imports this module for its defaults."""
-    from reference_server import seams
-
-    return seams.call(name, *args, **kwargs)
 
 
 def _refuse(uri: Any, reason: str) -> PermissionError:
@@ -287,32 +281,3 @@ def _template_data(uri: str) -> dict[str, Any] | None:
     ident = unquote(raw)
     body = json.dumps({"id": ident, "templateTest": True, "data": f"Data for ID: {ident}"}, separators=(",", ":"))
     return {"uri": uri, "mimeType": "application/json", "text": body}
-
-
-def serve_resources_and_prompts(server: Any, *, page_size: int, conformance_fixtures: bool = False) -> None:
-    """Answer resources/* and prompts/* on ``server`` in both eras; 2026-07-28 listings and reads carry cache hints.
-
-    ``server`` is a ``server.Server``: its ``handlers`` (handshake era) and ``modern_handlers`` (2026-07-28)."""
-    from reference_server.prompts import Prompts
-
-    resources = Resources(server.workspace, page_size=page_size, nonce=server.session_id[:8])
-    prompts = Prompts(resources, page_size=page_size)
-    if conformance_fixtures:
-        resources.add_conformance_fixtures()
-        prompts.add_conformance_fixtures()
-    handlers = {"resources/list": resources.list_resources, "resources/templates/list": resources.list_templates,
-                "resources/read": resources.read_resource, "prompts/list": prompts.list_prompts,
-                "prompts/get": prompts.get_prompt}
-    server.handlers.update(handlers)
-    # 2026-07-28 server/utilities/caching: these results are CacheableResult (ttlMs and cacheScope required)
-    server.modern_handlers.update({name: _with_cache_hints(name, handler) for name, handler in handlers.items()
-                                   if name != "prompts/get"})
-    server.modern_handlers["prompts/get"] = prompts.get_prompt
-
-
-def _with_cache_hints(method: str, handler: Callable[[dict[str, Any]], dict[str, Any]]
-                      ) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    def answer(message: dict[str, Any]) -> dict[str, Any]:
-        return {**handler(message), **call_seam("cache_hints", method)}
-
-    return answer

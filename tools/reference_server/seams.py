@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from reference_server import fetching, http_policy, inflight, jsonrpc, logs, modern, process, results, safety, wire
 from reference_server import prompts, resources
-from reference_server.errors import ProtocolError
+from reference_server.seam_call import CONTRACT_EXCEPTIONS, call  # noqa: F401 - seams.call: how the server calls one
 from reference_server.table import SEAMS
 
 TYPE_CHECKING = False
@@ -56,28 +56,3 @@ SEAMS.update({
 })
 DEFAULTS: dict[str, Callable[..., Any]] = dict(SEAMS)
 """The built-in implementations, kept so tests can restore the table."""
-
-# Exceptions that are part of a seam's contract rather than a sign of a broken snippet.
-CONTRACT_EXCEPTIONS: dict[str, tuple[type[BaseException], ...]] = {
-    "tool": (OSError,),  # a handler may let a file-system failure propagate: the server reports a failed call
-    "resolve_path": (PermissionError,),
-    "resolve_resource": (PermissionError,),
-    "prompt_arguments": (ProtocolError,),
-    "decode_cursor": (ProtocolError,),
-    "invalid_arguments_result": (ProtocolError,),
-    "check_request_meta": (ProtocolError,),
-    "bind_address": (ValueError,),
-    "check_url": (OSError,),  # PermissionError: a destination refused; a resolver failure
-    "fetch_url": (OSError,),  # PermissionError, TimeoutError, ConnectionError: the fetch was refused or failed
-}
-
-
-def call(name: str, *args: Any, **kwargs: Any) -> Any:
-    """Call seam ``name``; an exception outside its contract is reported as ``[seam-error]`` and re-raised."""
-    try:
-        return SEAMS[name](*args, **kwargs)
-    except CONTRACT_EXCEPTIONS.get(name, ()):
-        raise
-    except Exception as exc:
-        logs.report_seam_error(name, exc)
-        raise

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .. import load_corpus, procs
+from ..command import UsageError, doctrine_root
 from ..fields import PROFILES
 from ..model import Corpus
 from .engine import ERAS, AuditError, run_audit
@@ -39,8 +40,6 @@ def _positive(text: str) -> float:
 
 
 def _corpus(args: argparse.Namespace) -> Corpus:
-    from ..cli import doctrine_root
-
     corpus = load_corpus(doctrine_root(args), proving=True)
     if corpus.diagnostics:  # as for export: a draft rule elsewhere should not block an audit
         print(f"mcp-handbook: warning: the content has {len(corpus.diagnostics)} problem(s) (run `mcp-handbook check`); "
@@ -50,16 +49,12 @@ def _corpus(args: argparse.Namespace) -> Corpus:
 
 def _outputs(args: argparse.Namespace) -> list[tuple[Path, str]]:
     """Every ``-o`` file with its format, checked before the audit runs, so a long audit never ends in "cannot write"."""
-    from ..cli import UsageError
-
     if args.format and len(args.output) > 1:
         raise UsageError("--format names the format of one -o file; with several, each takes its format from its suffix")
     return [_output(Path(name), args.format) for name in args.output]
 
 
 def _output(out: Path, fmt: str | None) -> tuple[Path, str]:
-    from ..cli import UsageError
-
     if out.is_dir():
         raise UsageError(f"{out}: is a folder; -o names the worksheet file to write")
     fmt = fmt or out.suffix.lstrip(".").lower()
@@ -77,8 +72,6 @@ SAFE_LOCATION = re.compile(r"^[A-Za-z0-9._@+-][A-Za-z0-9._@+/ -]*$")
 
 def _location(args: argparse.Namespace) -> str | None:
     """``--location``: the file SARIF results point at, relative to the repository root (the current folder)."""
-    from ..cli import UsageError
-
     if args.location is None:
         return None
     text = args.location.replace("\\", "/").removeprefix("./")
@@ -93,8 +86,6 @@ def _location(args: argparse.Namespace) -> str | None:
 
 
 def _options(args: argparse.Namespace, corpus: Corpus) -> AuditOptions:
-    from ..cli import UsageError
-
     unknown = sorted(set(args.rule or ()) - {r.id for r in corpus.rules if r.check == "automated"})
     if unknown:
         raise UsageError(f"--rule {', '.join(unknown)}: no automated rule with that id")
@@ -118,7 +109,6 @@ HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 def _url(args: argparse.Namespace) -> str | None:
     """The ``--url`` endpoint, checked: an http(s) URL, and on loopback unless ``--allow-remote``."""
-    from ..cli import UsageError
     from ..probes.http import parse_url
 
     if args.url is None:
@@ -147,8 +137,6 @@ def _loopback(host: str) -> bool:
 
 def _headers(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
     """``--header 'Name: value'`` pairs, each checked."""
-    from ..cli import UsageError
-
     pairs = []
     for text in args.header or ():
         name, colon, value = text.partition(":")
@@ -159,18 +147,6 @@ def _headers(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_USAGE, UsageError
-
-    try:
-        return _audit(args)
-    except UsageError as exc:  # caught here: under `python -m`, main() knows another UsageError class
-        print(f"mcp-handbook: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-
-
-def _audit(args: argparse.Namespace) -> int:
-    from ..cli import UsageError
-
     corpus = _corpus(args)
     outputs = _outputs(args)
     location = _location(args)

@@ -16,7 +16,8 @@ from typing import Any
 from ..probes.support import (
     MODERN_REVISION, Finding, Target, WireTimeout, compact, discover, failed, is_jsonrpc_message, list_tools, mask, passed,
 )
-from ..wire import FLOOD_LINES, MAX_LINE_BYTES, WireSession
+from ..wire import WireSession
+from ..wire_reading import FLOOD_LINES, MAX_LINE_BYTES
 
 
 @dataclass(slots=True)

@@ -25,7 +25,7 @@ from .. import __version__
 from ..fields import FINDING_KIND
 from ..model import Corpus, Rule
 from .plan import NOT_CHECKED, AuditResult, RuleFinding
-from .sheet import audit_stamp, clean
+from .server_text import audit_stamp, clean
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {"high": "error", "medium": "warning", "low": "note"}

@@ -22,186 +22,30 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from ..model import Corpus
 from ..parse_cache import cache_dir
 from ..probes.support import not_applicable
 from .plan import DOES_NOT_APPLY, NOT_CHECKED, AuditResult, Inherited, RuleFinding
+from .sdk_detect import Sdk, detect
 
 BASELINES = Path(__file__).with_name("baselines")
 """The minimal servers, one per official SDK."""
 CACHE_FOLDER = "sdk-baselines"
-DETECT_SECONDS = 15.0
-"""How long the server's interpreter may take to say which SDK it has (an import of importlib.metadata, a file scan)."""
 SUMMARY_KEPT = 400
 """Characters of a minimal server's FAIL summary kept in the cache, and compared (:func:`behaviour`)."""
 BASELINE_SECONDS = 120.0
 """The minimal server's audit budget: a few probes, on a server that does nothing."""
-SDK_PACKAGE = ("node_modules", "@modelcontextprotocol", "sdk", "package.json")
+Audit = Callable[..., AuditResult]
+"""How the minimal server is audited: ``run_audit(corpus, argv, options=..., probes=...)``."""
 AUTHORED_GATES = frozenset({"tool-definitions", "agent-ux"})
 """Gates whose rules judge what the author writes per tool (names, descriptions, schemas, titles, results): never
 attributed to the SDK, even where the SDK derived a schema from a type hint, since the minimal server's own tool
 would fail them only for what its own author left out."""
-
-
-@dataclass(frozen=True, slots=True)
-class Sdk:
-    """The official SDK a server is built on, and how to run a minimal server on the same copy of it."""
-
-    key: str
-    """``python`` or ``typescript``: which minimal server of ``baselines/`` to run."""
-    name: str
-    version: str
-    runner: str
-    """The interpreter (Python) or ``node`` that runs the minimal server."""
-    home: str = ""
-    """The SDK's folder (TypeScript): the minimal server is run beside a link to it."""
-
-    def describe(self) -> str:
-        return f"{self.name} {self.version}"
-
-
-# -- which SDK -------------------------------------------------------------------------------------------------
-
-_PYTHON = re.compile(r"^python[\d.]*$")
-_NODE = re.compile(r"^node(js)?[\d.]*$")
-
-_DETECT_PY = r'''
-import importlib.metadata as md, importlib.util, json, os, re, sys
-mode, name = json.loads(sys.argv[1])
-uses = re.compile(r"^\s*(?:from\s+mcp(?:\.|\s)|import\s+mcp\b)", re.M)
-def text(path):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read(262144)
-    except OSError:
-        return ""
-def files_of(module):
-    try:
-        spec = importlib.util.find_spec(module)
-    except Exception:
-        return []
-    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-        return []
-    if not spec.submodule_search_locations:
-        return [spec.origin]
-    found = []
-    for folder, _dirs, names in os.walk(os.path.dirname(spec.origin)):
-        found += [os.path.join(folder, n) for n in names if n.endswith(".py")]
-        if len(found) > 400:
-            break
-    return found[:400]
-if mode == "module":
-    files = files_of(name.split(".")[0])
-else:
-    head = text(name)
-    entry = re.search(r"^from\s+([\w.]+)\s+import\s+\w+\s*$", head, re.M)
-    files = [name] + (files_of(entry.group(1).split(".")[0]) if entry else [])
-if any(uses.search(text(f)) for f in files):
-    try:
-        print(md.version("mcp"))
-    except md.PackageNotFoundError:
-        pass
-'''
-"""Run by the server's own interpreter: the version of ``mcp`` when the server's own code imports it (the script, or
-the package its console script calls); nothing otherwise. Having the SDK installed is not enough to be built on it."""
-
-
-def _shebang(program: str) -> list[str]:
-    try:
-        with open(program, "rb") as f:
-            line = f.read(256).split(b"\n", 1)[0]
-    except OSError:
-        return []
-    if not line.startswith(b"#!"):
-        return []
-    parts = line[2:].decode("utf-8", "replace").split()
-    if parts and os.path.basename(parts[0]) == "env":
-        parts = [p for p in parts[1:] if not p.startswith("-")]
-        found = shutil.which(parts[0]) if parts else None
-        return [found, *parts[1:]] if found else []
-    return parts
-
-
-def _first_operand(args: Sequence[str]) -> str | None:
-    return next((a for a in args if not a.startswith("-")), None)
-
-
-def _python_sdk(argv: Sequence[str]) -> Sdk | None:
-    program, args = argv[0], list(argv[1:])
-    if _PYTHON.match(os.path.basename(program)):
-        interpreter = program
-        if "-m" in args and args.index("-m") + 1 < len(args):
-            what = ["module", args[args.index("-m") + 1]]
-        else:
-            script = _first_operand(args)
-            if script is None:
-                return None
-            what = ["script", os.path.abspath(script)]
-    else:
-        shebang = _shebang(program)
-        if not shebang or not _PYTHON.match(os.path.basename(shebang[0])):
-            return None
-        interpreter, what = shebang[0], ["script", program]
-    try:
-        out = subprocess.run([interpreter, "-c", _DETECT_PY, json.dumps(what)], capture_output=True, text=True,
-                             timeout=DETECT_SECONDS, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    version = out.stdout.strip()
-    if out.returncode != 0 or not re.fullmatch(r"[\w.+!-]{1,40}", version):
-        return None
-    return Sdk("python", "the official Python SDK (mcp)", version, interpreter)
-
-
-def _package_json(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8")[:1_000_000])
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _typescript_sdk(argv: Sequence[str]) -> Sdk | None:
-    """The ``@modelcontextprotocol/sdk`` that node resolves from the entry script (the nearest ``node_modules`` that
-    holds it, going up), when the package the entry script belongs to depends on it."""
-    program = argv[0]
-    if _NODE.match(os.path.basename(program)):
-        node, entry = program, _first_operand(argv[1:])
-    else:
-        shebang = _shebang(program)
-        if not shebang or not _NODE.match(os.path.basename(shebang[0])):
-            return None
-        node, entry = shebang[0], program
-    if entry is None:
-        return None
-    start = Path(os.path.realpath(entry)).parent
-    own = next((_package_json(d / "package.json") for d in (start, *start.parents) if (d / "package.json").is_file()), {})
-    wanted = {k for field in ("dependencies", "peerDependencies") if isinstance(own.get(field), dict) for k in own[field]}
-    if "@modelcontextprotocol/sdk" not in wanted:
-        return None
-    found = next((d.joinpath(*SDK_PACKAGE) for d in (start, *start.parents) if d.joinpath(*SDK_PACKAGE).is_file()), None)
-    version = _package_json(found).get("version") if found else None
-    if not isinstance(version, str) or not re.fullmatch(r"[\w.+-]{1,40}", version):
-        return None
-    return Sdk("typescript", "the official TypeScript SDK (@modelcontextprotocol/sdk)", version, node, str(found.parent))
-
-
-DETECTORS: tuple[Callable[[Sequence[str]], Sdk | None], ...] = (_python_sdk, _typescript_sdk)
-"""One plain function per SDK: the SDK the server command runs on, or None."""
-
-
-def detect(argv: Sequence[str]) -> Sdk | None:
-    """The official SDK the server command ``argv`` (its program absolute) is built on, or None when the auditor
-    cannot tell: a command it does not know how to read (a wrapper, a container) is not guessed at."""
-    if not argv:
-        return None
-    return next((sdk for find in DETECTORS if (sdk := find(argv)) is not None), None)
 
 
 # -- the minimal server's verdicts -----------------------------------------------------------------------------
@@ -266,11 +110,9 @@ def _save(path: Path | None, sdk: Sdk, rules: Mapping[str, Mapping[str, str]]) -
 
 
 def baseline_verdicts(corpus: Corpus, sdk: Sdk, rule_ids: frozenset[str], result: AuditResult,
-                      probes: Mapping | None = None) -> tuple[dict[str, dict[str, str]], str]:
+                      probes: Mapping | None = None, *, audit: Audit) -> tuple[dict[str, dict[str, str]], str]:
     """The minimal server's verdict on each of ``rule_ids`` (``status``, ``reason``, ``summary``), from the cache or
     from an audit of the rules not cached yet; and a note when that audit could not judge it."""
-    from .engine import run_audit  # the engine calls this module at its end
-
     path = _cache_file(sdk, corpus)
     known = _load(path)
     missing = frozenset(rule_ids) - set(known)
@@ -279,7 +121,7 @@ def baseline_verdicts(corpus: Corpus, sdk: Sdk, rule_ids: frozenset[str], result
     options = replace(result.options, rules=missing, sdk_baseline=False, roots=(), url=None, headers=(),
                       allow_tool_calls=frozenset(), timeout=min(result.options.timeout, BASELINE_SECONDS))
     with tempfile.TemporaryDirectory(prefix="hb-sdk-baseline-") as tmp:
-        seen = run_audit(corpus, _command(sdk, Path(tmp)), options=options, probes=probes)
+        seen = audit(corpus, _command(sdk, Path(tmp)), options=options, probes=probes)
     if not seen.facts.answered or seen.stopped:
         return known, f"the minimal server on {sdk.describe()} could not be audited: {seen.facts.describe()}"
     fresh = {f.rule.id: {"status": f.finding.status, "reason": f.finding.reason, "summary": f.finding.summary[:SUMMARY_KEPT]}
@@ -382,10 +224,11 @@ def _deviated(found: RuleFinding, why: str) -> RuleFinding:
         f"does not apply: {why}; the probe said FAIL, kept as evidence: {finding.summary}", *finding.evidence))
 
 
-def attribute(corpus: Corpus, result: AuditResult, probes: Mapping | None = None) -> AuditResult:
+def attribute(corpus: Corpus, result: AuditResult, probes: Mapping | None = None, *, audit: Audit) -> AuditResult:
     """The result with each FAIL the SDK's minimal server shares, for the same reason and behaviour, marked inherited (and N/A where
     the rule's deviation covers it). Unchanged when nothing failed, the server was reached by URL, the SDK cannot
-    be told, or the comparison was not asked for."""
+    be told, or the comparison was not asked for. ``audit`` is the engine's ``run_audit``, which calls this at its
+    end: passed in, not imported, so the engine stays the one module that imports the other."""
     failures = [f for f in result.findings if f.finding.status == "FAIL" and f.rule.gate not in AUTHORED_GATES]
     if not result.options.sdk_baseline or not failures or not result.facts.answered or result.options.url:
         return result
@@ -393,7 +236,8 @@ def attribute(corpus: Corpus, result: AuditResult, probes: Mapping | None = None
     if sdk is None:
         return result
     try:
-        verdicts, note = baseline_verdicts(corpus, sdk, frozenset(f.rule.id for f in failures), result, probes)
+        verdicts, note = baseline_verdicts(corpus, sdk, frozenset(f.rule.id for f in failures), result, probes,
+                                           audit=audit)
     except OSError as exc:
         return replace(result, sdk=sdk.describe(), baseline_note=f"the minimal server on {sdk.describe()} could not be run: {exc}")
     inherited, findings = [], []

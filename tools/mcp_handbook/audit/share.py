@@ -27,17 +27,15 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import threading
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..probes.support import LATEST_LEGACY, WireTimeout
 from ..wire import JsonRpcClient, Line, Message, WireSession, with_request_meta
 from .guard import ToolCallGuard, listed_tools
+from .shared_servers import LiveServer, SharedServers
 from .target import AuditTarget
 
 READS = frozenset({
@@ -56,154 +54,12 @@ PROTOCOL_METHODS = frozenset({
 })
 """Every request method the protocol defines (either era): those outside :data:`READS` may change the server."""
 
-SNAPSHOT_LIMIT = 5000
-"""Entries of the workspace compared after each shared probe; a larger tree is not compared (and not shared)."""
-
 
 class NotShared(BaseException):  # noqa: N818 - not an error: a request to run the probe on a server of its own
     """A probe asked a shared session for something only a server of its own may do.
 
     A BaseException, so a probe's own ``except Exception`` cannot swallow it: it reaches the engine, which runs
     the probe again on a fresh server."""
-
-
-def snapshot(folder: Path) -> frozenset[tuple[str, int, int]] | None:
-    """Every path under ``folder`` with its size and modification time, or None when there are too many."""
-    seen: set[tuple[str, int, int]] = set()
-    for base, dirs, files in os.walk(folder):
-        for name in [*dirs, *files]:
-            path = os.path.join(base, name)
-            try:
-                st = os.lstat(path)
-            except OSError:
-                continue
-            seen.add((os.path.relpath(path, folder), st.st_size, st.st_mtime_ns))
-            if len(seen) > SNAPSHOT_LIMIT:
-                return None
-    return frozenset(seen)
-
-
-@dataclass(slots=True)
-class _Live:
-    """One shared server of one era and what a view needs of it."""
-
-    session: WireSession
-    era: str
-    """``handshake`` (opened with ``initialize``) or ``modern`` (every request carries its own ``_meta``)."""
-    version: str = ""
-    opening: dict[str, Any] | None = None
-    """The answer to the shared ``initialize`` (the handshake era), once it came."""
-    opened_at: float = 0.0
-    """Seconds after the session's start when the opening exchange was over: what came before is every view's."""
-    answered: bool = False
-    """It has answered once (its start-up is over): a first answer gets :attr:`SharedServers.first_answer` waits."""
-
-
-@dataclass(slots=True)
-class SharedServers:
-    """The live shared servers of an audit (one per era, started when a reader first needs it) and their host
-    target, whose workspace every shared probe is given."""
-
-    make_host: Callable[[], AuditTarget]
-    """A fresh target (its own workspace) to start a shared server in; the engine's, so the sweep sees it."""
-    host: AuditTarget | None = None
-    live: dict[str, _Live] = field(default_factory=dict)
-    baseline: frozenset[tuple[str, int, int]] | None = None
-    lock: threading.RLock = field(default_factory=threading.RLock)
-    known: dict[str, bool] = field(default_factory=dict)
-    """The preflight's listing: tool name -> read-only (:func:`~.guard.listed_tools`)."""
-    next_id: int = 1
-    used: set[Any] = field(default_factory=set)
-    """Every request id sent on the shared servers: an id is never sent twice, so no answer is taken for another's."""
-    first_answer: float = 1.0
-    """How many waits a shared server gets to answer for the first time (the engine's ``FIRST_ANSWER``)."""
-    retired: list[str] = field(default_factory=list)
-    """Why each shared server was retired, for the benchmark and the curious."""
-
-    def current_host(self) -> AuditTarget:
-        with self.lock:
-            if self.host is None:
-                self.host = self.make_host()
-            return self.host
-
-    def new_id(self) -> int:
-        with self.lock:
-            self.next_id += 1
-            return self.next_id
-
-    def start_ahead(self) -> None:
-        """Start the handshake-era server and send its ``initialize`` now, while other probes run."""
-        self._server("handshake")
-
-    def _server(self, era: str) -> _Live:
-        with self.lock:
-            live = self.live.get(era)
-            if live is not None:
-                return live
-            host = self.current_host()
-            session = host.start()
-            live = _Live(session, era)
-            if era == "handshake":
-                live.version = LATEST_LEGACY
-                session.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                    "protocolVersion": LATEST_LEGACY, "capabilities": {},
-                    "clientInfo": {"name": "mcp-handbook-probe", "version": "1"}}})
-            else:
-                live.opened_at = 0.0  # nothing is sent before the first view's own server/discover
-            self.live[era] = live
-            self.used.add(1)
-            return live
-
-    def opened(self, era: str, *, timeout: float) -> _Live:
-        """The era's shared server, its opening answered (raise WireTimeout, and retire it, when it is not)."""
-        live = self._server(era)
-        if era != "handshake":
-            self._note_baseline()
-            return live
-        if live.opening is None:
-            try:
-                response = live.session.wait_for_id(1, timeout=timeout * self.first_answer)
-            except WireTimeout:
-                self.retire("it did not answer initialize")
-                raise
-            with self.lock:
-                if live.opening is None:
-                    live.session.notify("notifications/initialized")
-                    live.opening, live.answered = response, True
-                    live.opened_at = time.monotonic() - live.session.started
-        self._note_baseline()
-        return live
-
-    def _note_baseline(self) -> None:
-        with self.lock:
-            if self.baseline is None and self.host is not None:
-                self.baseline = snapshot(self.host.workspace)
-
-    def check_workspace(self) -> None:
-        """After a shared probe: a workspace that is not as it was when the server had started means the probe (or
-        the server answering it) changed something the next probe could meet; retire the server."""
-        with self.lock:
-            if self.host is None or self.baseline is None:
-                return
-            now = snapshot(self.host.workspace)
-            if now is None or now != self.baseline:
-                self.retire("the workspace changed during a shared probe")
-
-    def retire(self, why: str) -> None:
-        """Kill the shared servers; the next reader starts a fresh one in a fresh workspace."""
-        with self.lock:
-            host, self.host, self.live, self.baseline, self.used = self.host, None, {}, None, set()
-            if host is not None:
-                self.retired.append(why)
-        if host is not None:
-            host.kill()
-
-    def close(self) -> None:
-        """The end of the audit: wind the shared servers down as a probe's would be."""
-        with self.lock:
-            host, self.host, self.live = self.host, None, {}
-        if host is not None:
-            host.wind_down()
 
 
 @dataclass(slots=True)
@@ -248,7 +104,7 @@ class SessionView(JsonRpcClient):
         self.pool = pool
         self.timeout = timeout
         self.guard = guard
-        self.live: _Live | None = None
+        self.live: LiveServer | None = None
         self.since = 0.0
         """Seconds after the shared session's start when this view began: rows before it (after the opening) are
         other probes'."""

@@ -13,15 +13,16 @@ the server can do and what to fix first, above the table (:func:`preface`).
 
 from __future__ import annotations
 
-import re
 import shlex
 from pathlib import Path
 
-from ..export import WRITERS, Stamp, stamp_for, worksheet_rows, write_worksheet
 from ..export.files import atomic_write
+from ..export.formats import WRITERS, write_worksheet
+from ..export.worksheet import worksheet_rows
 from ..model import Corpus
 from ..probes.support import Finding
 from .plan import NOT_CHECKED, AuditResult, RuleFinding
+from .server_text import audit_stamp, clean
 
 STATUS_WORDS = {"PASS": "Pass", "FAIL": "Fail", "N/A": "N/A"}
 """Probe verdicts as a reviewer writes them in the worksheet (``export.STATUSES``)."""
@@ -29,17 +30,11 @@ MAX_ROWS, MAX_ROW_CHARS, MAX_CHARS = 12, 300, 3000
 """Evidence in a table cell (md, csv, xlsx): what a reviewer reads in a row."""
 LIMITS = {"json": (400, 2000, 200_000)}
 """Evidence in JSON is read by programs: every row a probe gave (bounded still: a hostile server wrote it)."""
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
 def formats() -> tuple[str, ...]:
     """Whatever the export module can write today, and SARIF (findings for code scanning, :mod:`.sarif`)."""
     return (*WRITERS, "sarif")
-
-
-def clean(text: str) -> str:
-    """Control characters (a terminal escape, a NUL) shown as ``\\xNN``: safe in md, csv, json and xlsx."""
-    return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else "\ufffd", text)
 
 
 def evidence_text(finding: Finding, fmt: str = "md") -> str:
@@ -97,19 +92,6 @@ def audit_rows(corpus: Corpus, result: AuditResult, fmt: str = "md") -> list[dic
             evidence = _advice(found, result) + _clause_prefix(found) + evidence
             row.update(status=STATUS_WORDS[found.finding.status], evidence=evidence, notes=_note(found, result, corpus))
     return rows
-
-
-def audit_stamp(corpus: Corpus, result: AuditResult) -> Stamp:
-    """The export stamp, with the server's name and version from its ``serverInfo`` (text the server chose)."""
-    info = result.facts.server_info
-
-    def said(key: str) -> str:
-        value = info.get(key)
-        return clean(value) if isinstance(value, str) else ""
-
-    facts = result.facts
-    reached = f"{facts.transport_text()}; probes spoke {facts.era}" if facts.answered else facts.transport_text()
-    return stamp_for(corpus, server_name=said("name"), server_version=said("version"), server_transport=clean(reached))
 
 
 def _line(text: str) -> str:

@@ -15,7 +15,7 @@ from ..fields import FINDING_KIND, SEVERITIES
 from ..model import Corpus, Rule
 from .plan import DOES_NOT_APPLY, AuditOptions, AuditResult, RuleFinding
 from .powers import powers_line
-from .sheet import clean
+from .server_text import clean
 
 UNREAD_MARK = "bytes the auditor reads as one message"
 """What every note of a line too long to read says (:func:`~mcp_handbook.wire.oversize_text`)."""

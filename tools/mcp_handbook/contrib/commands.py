@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from ..cli import EXIT_OK, EXIT_USAGE, UsageError, _root
+from ..command import EXIT_OK, UsageError, handbook_root
 from ..history import HistoryError, diff_corpora, load_corpus_at, proof_changes
 from ..model import Corpus
 from ..parse import parse_content
@@ -50,17 +50,7 @@ def _write_changelog(root: Path, entry: str) -> Path:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    # Caught here, not only in cli.main: under `python -m mcp_handbook.cli` that
-    # module runs as __main__, whose UsageError is another class than ours.
-    try:
-        return _diff(args)
-    except UsageError as exc:
-        print(f"mcp-handbook: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-
-
-def _diff(args: argparse.Namespace) -> int:
-    root = _root(args)
+    root = handbook_root(args)
     a = assessment(root, args.base, args.head)
     head = f"`{args.head}`" if args.head and args.format == "markdown" else args.head or WORKING_TREE
     if not (args.changelog or args.write_changelog):

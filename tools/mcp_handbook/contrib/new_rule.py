@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cli import EXIT_OK, EXIT_USAGE, UsageError, _root
+from ..command import EXIT_OK, EXIT_USAGE, UsageError, handbook_root
 from ..model import Corpus
 from ..naming import PLACEHOLDER, gate_folder, probe_name
 from ..parse import parse_content
@@ -236,7 +236,7 @@ def probe_text(rule_id: str, name: str) -> str:
 
 def cmd_new_rule(args: argparse.Namespace) -> int:
     try:  # caught here too: under `python -m mcp_handbook.cli` that module's UsageError is another class
-        root = _root(args)
+        root = handbook_root(args)
         new = plan(root, args.gate, args.slug, automated=args.automated)
         written = write(new)
     except (UsageError, FileExistsError) as exc:

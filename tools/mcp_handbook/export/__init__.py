@@ -1,7 +1,7 @@
 """Exporters: the worksheet (md, csv, json, xlsx), ``rules.json``, the site's downloads.
 
 Each format is a plain function in a table (:data:`WRITERS`, :data:`DOWNLOADS`);
-the skill bundle lives in :mod:`mcp_handbook.skill`.
+the skill bundle lives in :mod:`mcp_handbook.export.skill`.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .. import load_corpus
+from ..command import EXIT_OK, UsageError, doctrine_root
 from ..model import Corpus
 from .filters import FILTER_HELP, FILTER_KEYS, normalise, select_rules, unknown_values
 
@@ -23,8 +24,6 @@ REVIEW_OPTIONS = {
 
 
 def _corpus(args: argparse.Namespace) -> Corpus:
-    from ..cli import doctrine_root
-
     corpus = load_corpus(doctrine_root(args))
     if corpus.diagnostics:
         # a draft rule elsewhere should not block a reviewer's export; the site build is the strict gate
@@ -34,8 +33,6 @@ def _corpus(args: argparse.Namespace) -> Corpus:
 
 
 def _format(args: argparse.Namespace, out: Path) -> str:
-    from ..cli import UsageError
-
     if args.format:
         return args.format
     suffix = out.suffix.lstrip(".").lower()
@@ -45,8 +42,6 @@ def _format(args: argparse.Namespace, out: Path) -> str:
 
 
 def _selection(corpus: Corpus, args: argparse.Namespace):
-    from ..cli import UsageError
-
     filters = normalise({key: getattr(args, key) for key in FILTER_KEYS})
     problems = unknown_values(corpus, filters)
     if problems:
@@ -76,8 +71,7 @@ def _rules(corpus: Corpus, args: argparse.Namespace, out: Path) -> str:
 
 
 def _skill(corpus: Corpus, args: argparse.Namespace, out: Path) -> str:
-    from ..cli import UsageError
-    from ..skill import name_problem, skill_files, write_skill
+    from .skill import name_problem, skill_files, write_skill
     from .worksheet import stamp_for
 
     name = args.name or out.name
@@ -105,25 +99,17 @@ EXPORTS: dict[str, Callable[[Corpus, argparse.Namespace, Path], str]] = {"worksh
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_OK, EXIT_USAGE, UsageError
-
-    # Usage errors are reported here, not left to main(): under `python -m mcp_handbook.cli`
-    # main() lives in __main__ and catches another UsageError class than the one raised here.
+    given = [name for name in REVIEW_OPTIONS if getattr(args, name, None)]
+    if given and args.what != "worksheet":
+        raise UsageError(f"--{given[0].replace('_', '-')}: only a worksheet records what was reviewed")
+    corpus = _corpus(args)
+    out = Path(args.output)
+    if args.what != "skill" and out.is_dir():
+        raise UsageError(f"{out} is a folder; -o names the file to write")
     try:
-        given = [name for name in REVIEW_OPTIONS if getattr(args, name, None)]
-        if given and args.what != "worksheet":
-            raise UsageError(f"--{given[0].replace('_', '-')}: only a worksheet records what was reviewed")
-        corpus = _corpus(args)
-        out = Path(args.output)
-        if args.what != "skill" and out.is_dir():
-            raise UsageError(f"{out} is a folder; -o names the file to write")
-        try:
-            print(EXPORTS[args.what](corpus, args, out))
-        except OSError as exc:
-            raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
-    except UsageError as exc:
-        print(f"mcp-handbook: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        print(EXPORTS[args.what](corpus, args, out))
+    except OSError as exc:
+        raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
     return EXIT_OK
 
 

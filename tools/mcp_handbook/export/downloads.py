@@ -28,7 +28,7 @@ def _rules(corpus: Corpus, stamp: Stamp) -> str:
 
 
 def _skill(corpus: Corpus, stamp: Stamp) -> bytes:
-    from ..skill import SKILL_NAME, skill_files, skill_zip
+    from .skill import SKILL_NAME, skill_files, skill_zip
 
     return skill_zip(skill_files(corpus, corpus.rules, stamp), name=SKILL_NAME, date=stamp.date)
 

@@ -6,6 +6,8 @@ import argparse
 import ipaddress
 from collections.abc import Callable
 
+from ..command import EXIT_OK, UsageError, doctrine_root
+
 
 def _loopback(host: str) -> bool:
     try:
@@ -15,8 +17,6 @@ def _loopback(host: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cli import EXIT_OK, UsageError, doctrine_root
-
     if args.http and not _loopback(args.host) and not args.public:
         raise UsageError(f"--host {args.host}: not a loopback address; the server answers anyone who can reach it. "
                          "Pass --public as well to listen there on purpose")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..export.filters import normalise
 from ..export.worksheet import stamp_for, to_json, to_markdown, worksheet_rows
 from ..model import Corpus, Rule
-from ..skill.render import rule_body
+from ..export.skill.render import rule_body
 from ..threats import threat_label
 
 SCHEME = "handbook"

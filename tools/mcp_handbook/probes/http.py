@@ -15,66 +15,16 @@ import re
 import time
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
-from ..bounded_json import TooDeep
-from ..bounded_json import loads as bounded_loads
-from ..wire import MAX_LINE_BYTES
-
-from .support import (
-    LATEST_LEGACY,
-    MODERN_REVISION,
-    PROBE_CLIENT,
-    ProbeAbort,
-    Target,
-    failed,
-    not_applicable,
-    modern_meta,
-)
+from .findings import ProbeAbort, failed, not_applicable
+from .http_body import READ_CHUNK, Endpoint, parse_url, read_body, reply_messages
+from .protocol import LATEST_LEGACY, MODERN_REVISION, PROBE_CLIENT, modern_meta
+from .target import Target
 
 LISTENING = re.compile(r"listening on (?P<url>https?://\S+)")
 """The line a server started for an HTTP proof prints on stderr once it accepts connections."""
 NOT_HTTP = "does not apply: the server is not audited over Streamable HTTP"
-MAX_BODY_BYTES = MAX_LINE_BYTES
-"""The most of a response body a probe reads: as much as one stdio message (an honest server lists 74 tools in
-109 KB; an event stream may go on, and the verdicts need its start)."""
-READ_CHUNK = 65536
 POLL_SECONDS = 0.02
-
-
-@dataclass(frozen=True, slots=True)
-class Endpoint:
-    """Where the MCP endpoint is: ``scheme://host:port/path``."""
-
-    url: str
-    scheme: str
-    host: str
-    port: int
-    path: str
-
-    @property
-    def authority(self) -> str:
-        """``host:port`` as a client writes it in ``Host`` (IPv6 in brackets)."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{host}:{self.port}"
-
-    @property
-    def origin(self) -> str:
-        return f"{self.scheme}://{self.authority}"
-
-
-def parse_url(url: str) -> Endpoint:
-    """The endpoint of an ``http://`` or ``https://`` URL; ValueError names what is wrong."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https"):
-        raise ValueError(f"{url!r} is not an http:// or https:// URL")
-    if not parts.hostname:
-        raise ValueError(f"{url!r} names no host")
-    try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError:
-        raise ValueError(f"{url!r} has a port that is not a number from 0 to 65535") from None
-    return Endpoint(url, parts.scheme, parts.hostname, port, parts.path or "/")
 
 
 def endpoint(target: Target) -> Endpoint:
@@ -97,59 +47,6 @@ def endpoint(target: Target) -> Endpoint:
             else:
                 time.sleep(POLL_SECONDS)
     return parse_url(target.url)
-
-
-def reply_messages(content_type: str, body: bytes, problems: list[str] | None = None) -> list[Any]:
-    """The JSON-RPC messages in one HTTP reply: the JSON body, or every ``data:`` of an event stream. A message nested
-    too deep to read is left out and, when ``problems`` is given, named there."""
-    text = body.decode("utf-8", "replace")
-    if content_type.startswith("text/event-stream"):
-        chunks = [ln[5:].strip() for ln in text.splitlines() if ln.startswith("data:")]
-    else:
-        chunks = [text] if text.strip() else []
-    values: list[Any] = []
-    for chunk in chunks:
-        try:
-            value = bounded_loads(chunk)
-        except TooDeep as exc:
-            if problems is not None:
-                problems.append(f"the server sent {exc} (a {len(chunk.encode()):,}-byte message), deeper than the "
-                                "auditor reads as one message")
-            continue
-        except ValueError:  # what a hostile server wrote: not a message
-            continue
-        values.extend(value if isinstance(value, list) else [value])
-    return values
-
-
-def read_body(response: http.client.HTTPResponse, *, seconds: float, limit: int = MAX_BODY_BYTES) -> tuple[bytes, str]:
-    """Up to ``limit`` bytes of a response body, read for at most about ``seconds`` (a byte at a time, an event
-    stream that stays open, a reply of hundreds of megabytes: none holds the reader longer). Returns the bytes and
-    why reading stopped before the end: ``""`` (it ended), ``"open"`` (still open at the deadline) or ``"over"``
-    (longer than ``limit``)."""
-    deadline = time.monotonic() + seconds
-    parts: list[bytes] = []
-    size = 0
-    while True:
-        if response.length == 0:  # all of a sized body is in: read() marks it done, so the connection can be reused
-            response.read()
-            return b"".join(parts), ""
-        if time.monotonic() > deadline:
-            return b"".join(parts), "open"
-        try:
-            chunk = response.read1(min(READ_CHUNK, limit + 1 - size))
-        except TimeoutError:
-            return b"".join(parts), "open"
-        if not chunk:
-            return b"".join(parts), ""
-        parts.append(chunk)
-        size += len(chunk)
-        if size > limit:
-            return b"".join(parts)[:limit], "over"
-
-
-def over_limit(limit: int = MAX_BODY_BYTES) -> str:
-    return f"the server sent an HTTP reply longer than the {limit:,} bytes the auditor reads as one message"
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +87,7 @@ def send(target: Target, point: Endpoint, message: dict[str, Any] | None, header
 
 
 def end_sessions(target: Target, *, seconds: float = 2.0) -> int:
-    """DELETE every session :func:`send` opened on the target's endpoint (:attr:`~.support.Target.http_opened`), as a
+    """DELETE every session :func:`send` opened on the target's endpoint (:attr:`~.target.Target.http_opened`), as a
     client ends a session it no longer needs; a server that does not answer holds this no longer than ``seconds`` in
     all. Returns how many the server acknowledged (2xx)."""
     ids, target.http_opened[:] = list(target.http_opened), []

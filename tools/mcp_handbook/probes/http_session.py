@@ -26,9 +26,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..bounded_json import loads as bounded_loads
-from ..wire import JsonRpcClient, Line, Message, WireTimeout, with_request_meta
-from .http import over_limit, parse_url, read_body, reply_messages
-from .support import LATEST_LEGACY, PROBE_CLIENT, PROTOCOL_VERSION
+from ..jsonrpc_client import JsonRpcClient, Line, Message, WireTimeout, with_request_meta
+from .http_body import over_limit, parse_url, read_body, reply_messages
+from .protocol import LATEST_LEGACY, PROBE_CLIENT, PROTOCOL_VERSION
 
 NAME_BEARING = {"tools/call": "name", "resources/read": "uri", "prompts/get": "name"}
 """2026-07-28 methods whose ``Mcp-Name`` header mirrors a body field."""

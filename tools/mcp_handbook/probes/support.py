@@ -1,5 +1,6 @@
-"""What every probe shares: the target, the finding and its reason, the handshake, the tool listing,
-argument filling and the parameter vocabularies.
+"""What every probe shares, in one import: meeting the server, listing its tools, sending requests and reading the
+answers, plus (re-exported from the modules that hold them) the target, the finding, the protocol's names, argument
+filling and the workspace.
 
 A probe is a plain function ``(Target) -> Finding`` registered with :func:`~.registry.probe`. It
 returns :func:`passed`, :func:`failed` with a *reason* from its own vocabulary, or
@@ -10,202 +11,20 @@ and becomes a finding with one of the :data:`GENERIC_REASONS`, which no WRONG bl
 
 from __future__ import annotations
 
-import contextlib
 import json
-import math
-import os
-import re
-import secrets
-import shutil
-import subprocess
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
 from ..reasons import GENERIC_REASONS
 from ..wire import Message, WireSession, WireTimeout
-
-if TYPE_CHECKING:
-    from .http_session import HttpSession
-
-Status = Literal["PASS", "FAIL", "N/A"]
-
-
-KNOWN_REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-"""Revisions with the ``initialize`` handshake, oldest first."""
-LATEST_LEGACY = KNOWN_REVISIONS[-1]
-MODERN_REVISION = "2026-07-28"
-PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
-CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
-CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
-SERVER_INFO = "io.modelcontextprotocol/serverInfo"
-PROBE_CLIENT = {"name": "mcp-handbook-probe", "version": "1"}
-"""How every probe names itself as a client (``clientInfo``)."""
-
-
-def modern_meta(*, drop: str = "", version: Any = MODERN_REVISION) -> dict[str, Any]:
-    """The ``params._meta`` of a 2026-07-28 request: protocol version, client identity, client capabilities;
-    ``drop`` leaves one key out (to see it refused)."""
-    meta: dict[str, Any] = {PROTOCOL_VERSION: version, CLIENT_INFO: dict(PROBE_CLIENT), CLIENT_CAPABILITIES: {}}
-    meta.pop(drop, None)
-    return meta
-
-PATH_PARAMS = ("path", "file", "filename", "filepath", "file_path", "relative_path", "repo_path", "dir", "directory", "folder",
-               "root", "destination", "target_path", "source_path")
-"""Parameter names that take a file-system path."""
-PROGRAM_PARAMS = ("program", "command", "cmd", "executable", "binary")
-ARGS_PARAMS = ("args", "arguments", "argv")
-DELAY_WORDS = ("second", "delay", "sleep", "wait", "duration")
-"""Words in a numeric parameter's name that make it a delay: filled at its minimum."""
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """A probe's verdict with the evidence that shows it."""
-
-    status: Status
-    """PASS (the rule is kept), FAIL (broken) or N/A (the probe could not apply)."""
-    summary: str
-    """One sentence a reviewer reads first."""
-    evidence: tuple[str, ...] = ()
-    """Transcript rows (``>>>`` sent, ``<<<`` stdout, ``err`` stderr) and observations."""
-    reason: str = ""
-    """For a FAIL: why, as a code from the probe's own vocabulary or one of :data:`GENERIC_REASONS`."""
-
-
-def passed(summary: str, *evidence: str) -> Finding:
-    return Finding("PASS", summary, tuple(evidence))
-
-
-def failed(reason: str, summary: str, *evidence: str) -> Finding:
-    return Finding("FAIL", summary, tuple(evidence), reason)
-
-
-def not_applicable(summary: str, *evidence: str) -> Finding:
-    return Finding("N/A", summary, tuple(evidence))
-
-
-MAX_LISTED = 40
-"""Rows of one kind a finding lists at most (a problem per tool, a problem per call): a count in the summary is
-matched by the rows listed, up to this bound, and the rest is said in words (:func:`listed`)."""
-
-
-def listed(rows: Iterable[str], limit: int = MAX_LISTED) -> list[str]:
-    """The rows up to ``limit``, then "… and N more" when some were left out: a summary that counts 13 must not be
-    read beside a list that silently stops at 12."""
-    rows = list(rows)
-    if len(rows) <= limit:
-        return rows
-    return [*rows[:limit], f"… and {len(rows) - limit} more"]
-
-
-def no_server_action(method: str) -> str:
-    """The N/A summary of a probe that needs ``method``, which ``--no-tool-calls`` does not send."""
-    return f"not checked: --no-tool-calls ({method} runs the server's own code, and the audit sends none)"
-
-
-ROOT_UNKNOWN = ("not checked: root unknown (the folder the server serves was not given: audit with --root DIR, or "
-                "put {workspace} in the server's command where it takes its folder)")
-
-
-class ProbeAbort(Exception):
-    """Raised anywhere inside a probe to return ``finding`` at once."""
-
-    def __init__(self, finding: Finding) -> None:
-        super().__init__(finding.summary)
-        self.finding = finding
-
-
-@dataclass(slots=True)
-class Target:
-    """How to start the server under test, and what the probe may do to it."""
-
-    argv: list[str]
-    """The server command."""
-    workspace: Path
-    """The server's working directory (its workspace); probes may create files here."""
-    env: dict[str, str]
-    """The minimal environment the server starts with (includes the canary)."""
-    canary: str
-    """A secret value placed in the server's environment that must never come back."""
-    allow_tool_calls: frozenset[str] | None = None
-    """Tools that may be called with adversarial arguments: None means every tool
-    (the verifier, against the reference server); a set means read-only tools
-    plus these names (the auditor, against someone else's server)."""
-    timeout: float = 5.0
-    """Seconds any single wait may take."""
-    root: Path | None = None
-    """The folder the server serves (where it resolves a relative path argument), when the caller knows it: the
-    verifier starts the reference server on the workspace; the auditor knows it only when told (``--root``, or
-    ``{workspace}`` in the server's command). None: unknown, and a probe that needs it says so (:func:`served_root`)."""
-    transport: Literal["stdio", "http"] = "stdio"
-    """How the server is spoken to: ``stdio`` (its pipes), or ``http`` (Streamable HTTP: either ``start`` runs a
-    server that prints ``listening on URL`` on stderr, as the reference server does with ``--http``, or ``url``
-    names one already running)."""
-    url: str | None = None
-    """The Streamable HTTP endpoint, once known: given (an audit by URL) or read from the started server's
-    stderr by :func:`~.http.endpoint`."""
-    http_headers: tuple[tuple[str, str], ...] = ()
-    """Headers sent with every HTTP request (a bearer token the user supplies to an audit)."""
-    modern: bool = False
-    """Meet the server in the 2026-07-28 era (``server/discover``, then ``params._meta`` on every request) instead
-    of the ``initialize`` handshake: :func:`meet`. The auditor sets it for a server that does not answer
-    ``initialize``, or when asked to audit that era (``--era 2026-07-28``)."""
-    sessions: list[WireSession | HttpSession] = field(default_factory=list)
-    listing: list[dict[str, Any]] | Finding | None = None
-    """The tools this target listed (or the finding that says why it could not), kept for the next probe."""
-    opening: dict[str, Any] | None = None
-    """The handshake's result (``initialize``'s, or ``server/discover``'s in 2026-07-28) a fresh server of this
-    target gives, when already known (the auditor's preflight read it): with :attr:`listing` it lets
-    :func:`session_with_tools` start the server only when a probe uses its session."""
-    http_opened: list[str] = field(default_factory=list)
-    """Session ids the server issued to requests sent outside any session object (:func:`~.http.send`): whoever
-    ends the target may end them too (an audit by URL does, so a server it leaves running keeps none of them)."""
-
-    def start(self, *, pass_fds: Iterable[int] = (), extra_env: dict[str, str] | None = None) -> WireSession:
-        """A new session: a fresh server process on its pipes, or, once the HTTP endpoint is known, a new client
-        of it (:class:`~.http_session.HttpSession`, for a probe registered ``over_http``)."""
-        if self.transport == "http" and self.url is not None:
-            return self.connect()
-        env = {**self.env, **(extra_env or {})}
-        session = WireSession(self.argv, cwd=self.workspace, env=env, pass_fds=tuple(pass_fds), marker=self.canary or None)
-        self.sessions.append(session)
-        return session
-
-    def connect(self, before_send: Callable[[bytes, list[Message]], None] | None = None) -> HttpSession:
-        """A new JSON-RPC client of the target's HTTP endpoint, with the target's headers and timeout."""
-        from .http_session import HttpSession
-
-        assert self.url is not None
-        session = HttpSession(self.url, headers=self.http_headers, timeout=self.timeout, before_send=before_send)
-        self.sessions.append(session)
-        return session
-
-    def may_call(self, tool: dict[str, Any]) -> bool:
-        if self.allow_tool_calls is None:
-            return True
-        annotations = tool.get("annotations")
-        read_only = isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
-        return read_only or tool.get("name") in self.allow_tool_calls
-
-    def may_request(self, method: str) -> bool:
-        """Whether the probe may send a request of ``method`` at all: the auditor under ``--no-tool-calls`` sends
-        none that runs the server's own code (``prompts/get``, ``resources/read``, ``completion/complete``...)."""
-        return True
-
-    def may_get_prompt(self, prompt: dict[str, Any]) -> bool:
-        """Whether the probe may render this listed prompt: the auditor keeps away from one that looks like it runs
-        commands or code unless the user named it (:mod:`mcp_handbook.audit.guard`)."""
-        return True
-
-    def stop_all(self) -> None:
-        for s in self.sessions:
-            s.close(grace=0.5)
-
-    @property
-    def stderr_of_all(self) -> list[str]:
-        return [ln.text for s in self.sessions for ln in s.stderr_lines]
+from .arguments import (ARGS_PARAMS, DELAY_WORDS, PATH_PARAMS, PROGRAM_PARAMS, STRING_CANDIDATES, callable_tools,
+                        fill_arguments, fill_value, properties, schema_type, string_params)
+from .findings import (MAX_LISTED, ROOT_UNKNOWN, Finding, ProbeAbort, Status, failed, listed, no_server_action,
+                       not_applicable, passed)
+from .http_session import HttpSession
+from .protocol import (CLIENT_CAPABILITIES, CLIENT_INFO, KNOWN_REVISIONS, LATEST_LEGACY, MODERN_REVISION, PROBE_CLIENT,
+                       PROTOCOL_VERSION, SERVER_INFO, modern_meta)
+from .target import Target
+from .workspace import SAMPLE_FILE, init_git_repository, planted_fifo, served_root
 
 
 # -- meeting the server -------------------------------------------------------------------------------------
@@ -435,154 +254,14 @@ def tool_name(tool: dict[str, Any]) -> str:
     return name if isinstance(name, str) else f"<tool without a string name: {compact(name, 40)}>"
 
 
-# -- building arguments from a tool's own schema -----------------------------------------------------------
-
-def properties(tool: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    props = (tool.get("inputSchema") or {}).get("properties") or {}
-    return {k: v for k, v in props.items() if isinstance(v, dict)} if isinstance(props, dict) else {}
-
-
-def schema_type(schema: dict[str, Any]) -> Any:
-    """The schema's type; for a list such as ``["null", "string"]``, the first that is not null."""
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), None)
-    return kind
-
-
-def fill_value(schema: dict[str, Any]) -> Any:
-    """A harmless valid value for one property schema: its default, enum or const, else the smallest allowed."""
-    if "default" in schema:
-        return schema["default"]
-    if schema.get("enum"):
-        return schema["enum"][0]
-    if "const" in schema:
-        return schema["const"]
-    kind = schema_type(schema)
-    if kind in ("integer", "number"):
-        if "minimum" in schema and isinstance(schema["minimum"], (int, float)):
-            return math.ceil(schema["minimum"]) if kind == "integer" else schema["minimum"]
-        low = schema.get("exclusiveMinimum")
-        return math.floor(low) + 1 if isinstance(low, (int, float)) else 1
-    if kind == "string":
-        return _fill_string(schema)
-    if kind == "array":
-        return [fill_value(schema.get("items") or {}) for _ in range(int(schema.get("minItems", 0)))]
-    if kind == "object":
-        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-        return {name: fill_value(props.get(name) or {}) for name in schema.get("required") or () if isinstance(name, str)}
-    return {"boolean": False, "null": None}.get(kind, "x")
-
-
-STRING_CANDIDATES = ("x", "a", "1", "1.0.0", "2026-01-01", "example", "A", "a-1", "x.txt")
-"""Ordinary strings tried, in order, against a ``pattern`` (the first that matches and fits the length wins)."""
-
-
-def _fill_string(schema: dict[str, Any]) -> str:
-    low, high = int(schema.get("minLength", 1) or 0), schema.get("maxLength")
-    pattern = schema.get("pattern")
-    for candidate in STRING_CANDIDATES:
-        text = candidate * max(1, -(-low // len(candidate)))
-        if isinstance(high, int) and len(text) > high:
-            continue
-        try:
-            if not isinstance(pattern, str) or re.search(pattern, text):
-                return text
-        except re.error:
-            return text
-    return "x" * max(1, low)
-
-
-def fill_arguments(tool: dict[str, Any], *, skip: str | None = None, **overrides: Any) -> dict[str, Any]:
-    """Arguments for an ordinary call: required fields filled, delays at their minimum, then ``overrides``."""
-    schema = tool.get("inputSchema") or {}
-    props = properties(tool)
-    required = [n for n in schema.get("required") or () if isinstance(n, str)]
-    args = {name: fill_value(props.get(name) or {}) for name in required if name not in overrides and name != skip}
-    for name, prop in props.items():
-        if name not in overrides and name != skip and schema_type(prop) in ("integer", "number") and any(
-                w in name.lower() for w in DELAY_WORDS):
-            args[name] = prop.get("minimum", 0)
-    args.update(overrides)
-    return args
-
-
-def string_params(tool: dict[str, Any], names: Iterable[str]) -> list[str]:
-    """The tool's string parameters whose names are in ``names``."""
-    wanted = set(names)
-    return [k for k, v in properties(tool).items() if k in wanted and schema_type(v) == "string"]
-
-
-def callable_tools(target: Target, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The tools the target allows the probe to call with arguments of its choosing."""
-    return [t for t in tools if isinstance(t.get("name"), str) and target.may_call(t)]
-
-
-# -- the workspace -------------------------------------------------------------------------------------------
-
-def served_root(target: Target) -> Path:
-    """The folder the server serves; a probe that cannot judge without it is N/A, not checked (never a guess)."""
-    if target.root is None:
-        raise ProbeAbort(not_applicable(ROOT_UNKNOWN))
-    return target.root
-
-
-SAMPLE_FILE = "hb-probe-notes.txt"
-"""A plain file the probes plant in a folder they prepare, for parameters that take a file."""
-_GIT_SETUP = (["init", "-q"], ["add", SAMPLE_FILE], ["commit", "-q", "-m", "hb probe: first commit"])
-
-
-def init_git_repository(folder: Path, path: str) -> bool:
-    """Make ``folder`` a git repository with one commit (of :data:`SAMPLE_FILE`), with the ``git`` found on
-    ``path``, when it is not one already: a git server refuses a folder that is not a repository, at start or
-    before it runs anything. The commands get an environment of their own (no secret of the audit's), under a
-    deadline. False when ``git`` is missing or a step failed."""
-    git = shutil.which("git", path=path)
-    if git is None:
-        return False
-    if (folder / ".git").exists():
-        return True
-    (folder / SAMPLE_FILE).write_text("notes the audit planted\n")
-    env = {"PATH": path, "HOME": str(folder), "LANG": "C.UTF-8", "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_AUTHOR_NAME": "hb", "GIT_AUTHOR_EMAIL": "hb@example.invalid",
-           "GIT_COMMITTER_NAME": "hb", "GIT_COMMITTER_EMAIL": "hb@example.invalid"}
-    for step in _GIT_SETUP:
-        try:
-            done = subprocess.run([git, "-c", "init.defaultBranch=main", *step], cwd=folder, env=env, timeout=10,
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        except (OSError, subprocess.SubprocessError):
-            return False
-        if done.returncode != 0:
-            return False
-    return True
-
-
-@contextlib.contextmanager
-def planted_fifo(workspace: Path, suffix: str = "") -> Iterator[str]:
-    """A FIFO in the workspace for the duration of the block, yielding its name (ending in ``suffix``, so a tool that
-    opens only ``.xlsx`` files does not refuse it for its name); afterwards any reader still blocked on it is
-    released (a non-blocking open for writing) and it is removed, so nothing outlives the probe."""
-    name = f"hb-fifo-{secrets.token_hex(5)}{suffix}"
-    fifo = workspace / name
-    os.mkfifo(fifo)
-    try:
-        yield name
-    finally:
-        try:
-            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        except OSError:
-            pass
-        try:
-            fifo.unlink()
-        except OSError:
-            pass
-
-
 __all__ = [
-    "ARGS_PARAMS", "DELAY_WORDS", "Finding", "GENERIC_REASONS", "KNOWN_REVISIONS", "LATEST_LEGACY", "MODERN_REVISION",
-    "Message", "PATH_PARAMS", "PROGRAM_PARAMS", "ProbeAbort", "ROOT_UNKNOWN", "Status", "Target", "WireSession", "WireTimeout", "ask",
-    "call_tool", "callable_tools", "compact", "discover", "error_code", "failed", "fill_arguments", "fill_value", "handshake",
-    "is_error_result", "is_jsonrpc_message", "mask", "meet", "send_request", "show", "silence_reason", "list_tools", "not_applicable", "passed", "planted_fifo", "properties", "refused",
-    "responses", "result_text", "schema_type", "served_root", "session_with_tools", "string_params", "text_blocks", "tool_name",
-    "tools_of", "trivial_method",
+    "ARGS_PARAMS", "CLIENT_CAPABILITIES", "CLIENT_INFO", "DELAY_WORDS", "Finding", "GENERIC_REASONS", "HttpSession",
+    "KNOWN_REVISIONS", "LATEST_LEGACY", "LazySession", "MAX_LISTED", "Message", "MODERN_REVISION", "PATH_PARAMS",
+    "PROBE_CLIENT", "ProbeAbort", "PROGRAM_PARAMS", "PROTOCOL_VERSION", "ROOT_UNKNOWN", "SAMPLE_FILE", "SERVER_INFO",
+    "Status", "STRING_CANDIDATES", "Target", "WireSession", "WireTimeout", "ask", "call_tool", "callable_tools",
+    "compact", "discover", "error_code", "failed", "fill_arguments", "fill_value", "handshake",
+    "init_git_repository", "is_error_result", "is_jsonrpc_message", "list_tools", "listed", "mask", "meet",
+    "modern_meta", "no_server_action", "not_applicable", "passed", "planted_fifo", "properties", "real_session",
+    "refused", "responses", "result_text", "schema_type", "send_request", "served_root", "session_with_tools",
+    "show", "silence_reason", "string_params", "text_blocks", "tool_name", "tools_of", "trivial_method",
 ]

@@ -12,102 +12,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
-import time
 import urllib.error
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import ModuleType
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from ._auth_services import OTHER_RESOURCE, RESOURCE, Issuer, bearer, serve
 from .registry import Broken, prelude, promise
-
-ISSUER = "https://auth.example.com"
-"""The issuer the pages' blocks trust (a block's own ``ISSUER`` wins)."""
-RESOURCE = "https://notes.example.com/mcp"
-"""This server's canonical URI in the pages' blocks (a block's own ``RESOURCE`` wins)."""
-OTHER_RESOURCE = "https://calendar.example.com/mcp"
-"""Another resource of the same issuer: a token for it is genuine, and not for this server."""
-KID = "hb-key-1"
-
-
-# -- services on loopback ---------------------------------------------------------------------------------------
-
-Route = Callable[[str, dict[str, str]], tuple[int, bytes]]
-"""(path, headers with lower-cased names) -> (status, body) for one GET."""
-
-
-@contextmanager
-def _serve(route: Route, seen: list[tuple[str, dict[str, str], bytes]] | None = None) -> Iterator[str]:
-    """An HTTP server on 127.0.0.1 answering GET (and POST) with ``route``; every request is recorded in ``seen``.
-    Yields its base URL; stopped on leaving."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def _answer(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(min(length, 1 << 20)) if length else b""
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            if seen is not None:
-                seen.append((self.path, headers, body))
-            status, payload = route(self.path, headers)
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        do_GET = do_POST = _answer
-
-        def log_message(self, *_args: Any) -> None:  # the block's stderr stays its own
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
-
-
-class _Issuer:
-    """An authorization server's signing key, its JWKS on loopback, and tokens minted with it."""
-
-    def __init__(self, block: ModuleType) -> None:
-        import jwt  # PyJWT: imported here, so importing this module needs no third-party library
-        from cryptography.hazmat.primitives.asymmetric import rsa
-
-        self.jwt = jwt
-        self.issuer = str(getattr(block, "ISSUER", ISSUER))
-        self.resource = str(getattr(block, "RESOURCE", RESOURCE))
-        self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        self.forger = rsa.generate_private_key(public_exponent=65537, key_size=2048)  # the same kid, another key
-        public = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.key.public_key()))
-        self.jwks = json.dumps({"keys": [{**public, "kid": KID, "use": "sig", "alg": "RS256"}]}).encode()
-
-    def token(self, *, audience: str | None = None, lifetime: float = 600, scope: str = "", forged: bool = False,
-              **claims: Any) -> str:
-        now = int(time.time())
-        body = {"iss": self.issuer, "sub": "alice", "aud": audience or self.resource, "iat": now - 5,
-                "exp": now + int(lifetime), **({"scope": scope} if scope else {}), **claims}
-        return self.jwt.encode(body, self.forger if forged else self.key, algorithm="RS256", headers={"kid": KID})
-
-    @contextmanager
-    def serving(self, block: ModuleType) -> Iterator[None]:
-        """Serve the key set on loopback and point the block's ``JWKS`` client at it."""
-        with _serve(lambda path, _h: (200, self.jwks) if path.endswith("/jwks.json") else (404, b"{}")) as base:
-            if hasattr(block, "JWKS"):
-                block.JWKS = self.jwt.PyJWKClient(f"{base}/.well-known/jwks.json")
-            yield
-
-
-def _bearer(token: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"}
 
 
 # -- AUTH-003 ----------------------------------------------------------------------------------------------------
@@ -120,7 +31,7 @@ def _bearer(token: str) -> dict[str, str]:
 def audience_checked(block: ModuleType) -> None:
     """``validate(token)`` returns the claims or raises. Tokens come from the block's own issuer (its JWKS on
     loopback): one for ``RESOURCE``, one for another resource of the same issuer, both validly signed."""
-    issuer = _Issuer(block)
+    issuer = Issuer(block)
     with issuer.serving(block):
         try:
             block.validate(issuer.token())
@@ -157,14 +68,14 @@ def bearer_validated(block: ModuleType) -> None:
     """``authenticate(headers)`` returns the claims of the request's bearer token or raises a refusal carrying
     ``status`` and ``headers()`` (the HTTP answer); ``check_request(headers, message)`` does the same for one MCP
     message and adds the scope check. Header names are lower-cased, as the HTTP layer hands them over."""
-    issuer = _Issuer(block)
+    issuer = Issuer(block)
     bad = (("a token signed with another key", issuer.token(forged=True)),
            ("an expired token", issuer.token(lifetime=-120)),
            (f"a token for {OTHER_RESOURCE}", issuer.token(audience=OTHER_RESOURCE)))
     with issuer.serving(block):
         for label, token in bad:
             try:
-                got = block.authenticate(_bearer(token))
+                got = block.authenticate(bearer(token))
             except Exception as exc:  # noqa: BLE001 - refused: judged by the answer it carries
                 status, challenge = _challenge(exc)
                 if status != 401 or not challenge.lower().startswith("bearer") or "resource_metadata=" not in challenge:
@@ -182,7 +93,7 @@ def bearer_validated(block: ModuleType) -> None:
             raise Broken("invalid_token_accepted", f"a request without a token was accepted: {got!r}")
         call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "append_note", "arguments": {}}}
         try:
-            block.check_request(_bearer(issuer.token(scope="notes:read")), call)
+            block.check_request(bearer(issuer.token(scope="notes:read")), call)
         except Exception as exc:  # noqa: BLE001
             status, challenge = _challenge(exc)
             if status != 403 or 'error="insufficient_scope"' not in challenge or "scope=" not in challenge.replace(
@@ -191,7 +102,7 @@ def bearer_validated(block: ModuleType) -> None:
         else:
             raise Broken("insufficient_scope_not_403", "append_note was allowed with scope notes:read only")
         try:
-            block.check_request(_bearer(issuer.token(scope="notes:read notes:write")), call)
+            block.check_request(bearer(issuer.token(scope="notes:read notes:write")), call)
         except Exception as exc:  # noqa: BLE001
             raise Broken("valid_token_refused", f"scope notes:read notes:write, append_note: {exc!r}") from None
 
@@ -217,7 +128,7 @@ def no_token_passthrough(block: ModuleType) -> None:
     """``list_issues(headers, claims, tokens)`` calls ``UPSTREAM``; the upstream here records every request. The
     client's token (in ``headers``, already validated into ``claims``) must appear nowhere in what it receives."""
     seen: list[tuple[str, dict[str, str], bytes]] = []
-    with _serve(lambda _p, _h: (200, b'{"issues": []}'), seen) as base:
+    with serve(lambda _p, _h: (200, b'{"issues": []}'), seen) as base:
         block.UPSTREAM = f"{base}/v1/issues"
         block.list_issues({"authorization": f"Bearer {CLIENT_TOKEN}"}, {"sub": "alice", "aud": RESOURCE},
                           _UpstreamTokens())
@@ -296,7 +207,7 @@ class _UserTokens:
 def users_own_authority(block: ModuleType) -> None:
     """``read_ticket(arguments, claims, user_tokens)`` calls ``HELPDESK``; the stand-in helpdesk answers the admin
     token with every ticket and alice's token with hers only. Alice asks for bob's ticket."""
-    with _serve(_helpdesk) as base:
+    with serve(_helpdesk) as base:
         block.HELPDESK = f"{base}/api"
         own = _as_text(block.read_ticket({"ticket": 4712}, {"sub": "alice"}, _UserTokens()))
         if "printer" not in own:

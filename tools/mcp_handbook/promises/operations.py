@@ -11,45 +11,15 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ._operations_stand_ins import FileWatcher, RecordingSession, fake_upstream, in_thread, result_text, unix_daemon
 from .registry import Broken, prelude, promise
-
-
-def _text(result: Any) -> str:
-    """The text of a CallToolResult's content, joined; '' for anything else."""
-    if not isinstance(result, dict):
-        return ""
-    return " ".join(str(c.get("text", "")) for c in result.get("content") or [] if isinstance(c, dict))
-
-
-def _in_thread(function: Callable[[], Any], seconds: float,
-               enough: Callable[[], bool] = lambda: False) -> tuple[bool, Any, BaseException | None]:
-    """Run ``function`` on a daemon thread for at most ``seconds``, or until ``enough()`` says the outcome is
-    known: (finished, returned, raised). A thread still running is left to the block's process, which ends
-    once the check returns."""
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["value"] = function()
-        except BaseException as exc:  # noqa: BLE001 - what the block raised is the outcome
-            box["error"] = exc
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    stop = time.monotonic() + seconds
-    while worker.is_alive() and time.monotonic() < stop and not enough():
-        worker.join(0.05)
-    return not worker.is_alive(), box.get("value"), box.get("error")
 
 
 # --- OPS-005: notifications/tools/list_changed once per real change -------------------------------------------
@@ -115,12 +85,12 @@ def calls_rate_limited(block: ModuleType) -> None:
     again = block.call_tool("echo", {}, "alice", tools)
     if time.monotonic() - began > 0.5:
         raise Broken("slow_refusal", f"the 101st call took {time.monotonic() - began:.1f} s to come back")
-    hint = _SECONDS.search(_text(refused[0]))
+    hint = _SECONDS.search(result_text(refused[0]))
     if hint is None or float(hint.group(1)) <= 0:
-        raise Broken("no_retry_hint", f"the refusal says {_text(refused[0])!r}")
+        raise Broken("no_retry_hint", f"the refusal says {result_text(refused[0])!r}")
     other = block.call_tool("echo", {}, "bob", tools)
     if not isinstance(other, dict) or other.get("isError"):
-        raise Broken("other_caller_refused", f"bob's first call, after alice's 101: {other!r} (alice: {_text(again)!r})")
+        raise Broken("other_caller_refused", f"bob's first call, after alice's 101: {other!r} (alice: {result_text(again)!r})")
     gate, running, peak, lock = threading.Event(), [0], [0], threading.Lock()
 
     def slow(arguments: dict[str, Any]) -> dict[str, Any]:
@@ -146,43 +116,6 @@ def calls_rate_limited(block: ModuleType) -> None:
 
 # --- OPS-017: retries only when safe, bounded, after Retry-After, inside the deadline -------------------------
 
-@contextmanager
-def _upstream(statuses: list[int], retry_after: str = "") -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """A fake HTTP upstream on 127.0.0.1 answering each request with the next status (the last one repeats);
-    yields its URL and the list of requests it received (time, method, Idempotency-Key)."""
-    import http.server
-
-    seen: list[dict[str, Any]] = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def _answer(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            self.rfile.read(length)
-            seen.append({"at": time.monotonic(), "method": self.command, "key": self.headers.get("Idempotency-Key")})
-            status = statuses[min(len(seen), len(statuses)) - 1]
-            body = b'{"id": "T-1"}' if status < 300 else b'{"error": "try later"}'
-            self.send_response(status)
-            if retry_after and status in (429, 503):
-                self.send_header("Retry-After", retry_after)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        do_GET = do_POST = do_PUT = _answer
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_port}/tickets", seen
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
 
 @promise("retries_bounded",
          "against a fake upstream: 503, 503, 201 succeeds with one idempotency key; 503 for ever ends after a few "
@@ -195,32 +128,32 @@ def _upstream(statuses: list[int], retry_after: str = "") -> Iterator[tuple[str,
          seconds=40)
 def retries_bounded(block: ModuleType) -> None:
     body = b'{"title": "printer on fire"}'
-    with _upstream([503]) as (url, seen):
+    with fake_upstream([503]) as (url, seen):
         began = time.monotonic()
-        done, _value, _error = _in_thread(lambda: block.create_ticket(url, body, time.monotonic() + 30), 8,
+        done, _value, _error = in_thread(lambda: block.create_ticket(url, body, time.monotonic() + 30), 8,
                                           enough=lambda: len(seen) > 5)
         if not done or len(seen) > 5:
             raise Broken("unbounded_retries", f"{len(seen)} attempts in {time.monotonic() - began:.1f} s against an "
                          "upstream that always answers 503" + ("" if done else ", and still retrying"))
-    with _upstream([503, 503, 201]) as (url, seen):
-        done, value, error = _in_thread(lambda: block.create_ticket(url, body, time.monotonic() + 30), 8)
+    with fake_upstream([503, 503, 201]) as (url, seen):
+        done, value, error = in_thread(lambda: block.create_ticket(url, body, time.monotonic() + 30), 8)
         keys = {s["key"] for s in seen if s["method"] == "POST"}
         if len(seen) > 1 and (None in keys or len(keys) != 1):
             raise Broken("retried_without_key", f"{len(seen)} POSTs with Idempotency-Key {sorted(map(str, keys))}")
         if error is not None:
             raise error
-    with _upstream([400]) as (url, seen):
-        _in_thread(lambda: block.create_ticket(url, body, time.monotonic() + 30), 8)
+    with fake_upstream([400]) as (url, seen):
+        in_thread(lambda: block.create_ticket(url, body, time.monotonic() + 30), 8)
         if len(seen) > 1:
             raise Broken("retried_client_error", f"a 400 was sent {len(seen)} times")
-    with _upstream([429, 201], retry_after="1") as (url, seen):
-        _in_thread(lambda: block.create_ticket(url, body, time.monotonic() + 30), 8)
+    with fake_upstream([429, 201], retry_after="1") as (url, seen):
+        in_thread(lambda: block.create_ticket(url, body, time.monotonic() + 30), 8)
         if len(seen) > 1 and seen[1]["at"] - seen[0]["at"] < 0.9:
             raise Broken("ignored_retry_after", f"Retry-After: 1, and the next attempt came "
                          f"{seen[1]['at'] - seen[0]['at']:.2f} s later")
-    with _upstream([503]) as (url, seen):
+    with fake_upstream([503]) as (url, seen):
         began = time.monotonic()
-        _in_thread(lambda: block.create_ticket(url, body, began + 0.3), 8)
+        in_thread(lambda: block.create_ticket(url, body, began + 0.3), 8)
         if time.monotonic() - began > 1.3:
             raise Broken("deadline_overrun", f"a call given 0.3 s ended after {time.monotonic() - began:.1f} s")
 
@@ -264,37 +197,6 @@ def one_audit_record(block: ModuleType) -> None:
 
 # --- OPS-011: the shim forwards to the daemon and turns its absence into a tool error -------------------------
 
-@contextmanager
-def _daemon(path: str, answer: dict[str, Any]) -> Iterator[list[Any]]:
-    """A one-connection-at-a-time daemon on the Unix socket ``path``: it records each request line and answers
-    ``answer``. On the way out it stops listening but leaves the socket file, as a crashed daemon does."""
-    received: list[Any] = []
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(path)
-    server.listen(4)
-    server.settimeout(0.2)
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except (TimeoutError, OSError):
-                continue
-            with conn:
-                conn.settimeout(2)
-                received.append(json.loads(conn.makefile("rb").readline(1 << 16)))
-                conn.sendall(json.dumps(answer).encode() + b"\n")
-
-    worker = threading.Thread(target=serve, daemon=True)
-    worker.start()
-    try:
-        yield received
-    finally:
-        stop.set()
-        worker.join(2)
-        server.close()
-
 
 @promise("shim_forwards",
          "no daemon, a daemon that answers, a daemon that died: the call is forwarded as it came and every failure "
@@ -316,7 +218,7 @@ def shim_forwards(block: ModuleType) -> None:
 
     absent("no daemon running")
     found = {"hits": [{"path": "notes/2026-11.md", "score": 0.9}]}
-    with _daemon(block.SOCKET_PATH, found) as received:
+    with unix_daemon(block.SOCKET_PATH, found) as received:
         result = block.search({"query": "release notes"})
     asked = received[0] if received else None
     if asked != {"method": "search", "params": {"query": "release notes"}} or result.get("structuredContent") != found:
@@ -325,37 +227,6 @@ def shim_forwards(block: ModuleType) -> None:
 
 
 # --- OPS-012: a subscription is validated, bounded, notified and released ------------------------------------
-
-class _Session:
-    def __init__(self) -> None:
-        self.subscriptions: dict[str, Any] = {}
-        self.sent: list[tuple[str, dict[str, Any]]] = []
-
-    def notify(self, method: str, params: dict[str, Any]) -> None:
-        self.sent.append((method, params))
-
-
-class _Watcher:
-    """Records each watch; :meth:`change` calls the callbacks of the live watches on a path."""
-
-    class Watch:
-        def __init__(self, path: Path, callback: Callable[[], None]) -> None:
-            self.path, self.callback, self.live = path, callback, True
-
-        def cancel(self) -> None:
-            self.live = False
-
-    def __init__(self) -> None:
-        self.watches: list[_Watcher.Watch] = []
-
-    def watch(self, path: Path, callback: Callable[[], None]) -> _Watcher.Watch:
-        self.watches.append(self.Watch(Path(path), callback))
-        return self.watches[-1]
-
-    def change(self, path: Path) -> None:
-        for w in self.watches:
-            if w.live and w.path == path:
-                w.callback()
 
 
 @promise("subscriptions_kept",
@@ -372,7 +243,7 @@ def subscriptions_kept(block: ModuleType) -> None:
     resolve = seams.DEFAULTS["resolve_resource"]
     root = Path(tempfile.mkdtemp(prefix="hb-root-", dir=".")).resolve()
     (root / "notes.txt").write_text("first\n", encoding="utf-8")
-    session, watcher = _Session(), _Watcher()
+    session, watcher = RecordingSession(), FileWatcher()
     uri = "file:///notes.txt"
     block.on_subscribe(uri, session, resolve, root, watcher)
     watcher.change(root / "notes.txt")

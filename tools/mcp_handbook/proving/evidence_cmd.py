@@ -21,7 +21,7 @@ EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
 
 def _root(args: argparse.Namespace) -> Path:
-    from ..cli import find_root  # raises the CLI's UsageError, which main() reports
+    from ..command import find_root  # raises the commands' UsageError, which main() reports
 
     return Path(args.root).resolve() if args.root else find_root(Path.cwd().resolve())
 

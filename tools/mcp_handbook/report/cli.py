@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .. import load_corpus
+from ..command import UsageError, doctrine_root
 from ..fields import PROFILES
 from . import make_report, problems_json, render_json, render_text
 
@@ -15,15 +16,9 @@ EXIT_HIGH_FAIL, EXIT_BAD_INPUT = 1, 2
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cli import UsageError, doctrine_root
-
-    try:
-        root = doctrine_root(args)
-        if not (root / "content" / "handbook.yml").is_file():
-            raise UsageError(f"no handbook at {root}: no content/handbook.yml to judge the worksheet against")
-    except UsageError as exc:  # caught here: under `python -m`, main() knows another UsageError class
-        print(f"mcp-handbook: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    root = doctrine_root(args)
+    if not (root / "content" / "handbook.yml").is_file():
+        raise UsageError(f"no handbook at {root}: no content/handbook.yml to judge the worksheet against")
     result = make_report(Path(args.file), root=root, current=load_corpus(root), file=args.file, profile=args.profile)
     if isinstance(result, list):
         if args.format == "json":

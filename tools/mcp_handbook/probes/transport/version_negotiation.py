@@ -67,7 +67,7 @@ def _verdict(target: Target, problems: list[_Problem], evidence: list[str]) -> F
 
 def _known_answer(target: Target, offered: dict[str, str], evidence: list[str]) -> tuple[str, ...]:
     """The revisions still to ask: the one the auditor's preflight already asked for (:data:`LATEST_LEGACY`, on a
-    fresh server of the same command, :attr:`~..support.Target.opening`) is taken from its answer, a server spared."""
+    fresh server of the same command, :attr:`~..target.Target.opening`) is taken from its answer, a server spared."""
     got = (target.opening or {}).get("protocolVersion") if not target.modern else None
     if isinstance(got, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", got):
         offered[LATEST_LEGACY] = got

@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterator, Sequence
 
 import yaml
 
-from ..export.worksheet import Stamp
-from ..model import Corpus, Gate, Rule, Snippet
-from ..threats import CATEGORIES, OWASP_MCP_TOP10, rules_by_category, threat_label
+from ...model import Corpus, Gate, Rule, Snippet
+from ...threats import CATEGORIES, OWASP_MCP_TOP10, rules_by_category, threat_label
+from ..worksheet import Stamp
 
 THREATS_REFERENCE = "references/threats.md"
 """The OWASP MCP Top 10 table with the bundle's rules under each category."""

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..export.files import write_tree, zip_bytes
-from ..export.worksheet import Stamp
-from ..model import Corpus, Rule
+from ...model import Corpus, Rule
+from ..files import write_tree, zip_bytes
+from ..worksheet import Stamp
 from .render import (AUDIT_SERVER, CHECK_TOOL, THREATS_REFERENCE, gate_index, reference_name, rule_file, rule_reference,
                      skill_md, threats_reference)
 from .validate import bundle_problems, name_problem
@@ -35,7 +35,7 @@ class InvalidBundle(ValueError):
 
 
 def _static_ids(rules: Sequence[Rule]) -> set[str]:
-    from ..audit.static_check import listing_only
+    from ...audit.static_check import listing_only
 
     return {r.id for r in rules if listing_only(r)}
 
