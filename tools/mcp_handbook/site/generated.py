@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..model import Corpus
-from .labels import SCOPE_LABEL, SEVERITY_LABEL, SEVERITY_MEANING, scope_sentence, scope_tag
+from .labels import ORDER_META, SCOPE_LABEL, SEVERITY_LABEL, SEVERITY_MEANING, scope_sentence, scope_tag
 from .links import gate_src, rule_src
 from .tables import gate_page
 
@@ -72,8 +72,6 @@ def tags_index(corpus: Corpus) -> str:
     return "\n".join(lines) + "\n"
 
 
-ORDER_META = "hb_order"
-"""A rule page's place in the checklist, set in its page meta, read back by the tag listings' sort key."""
 TAG_GROUPS = (tuple(SCOPE_LABEL.values()), tuple(f"Severity: {s}" for s in SEVERITY_LABEL))
 
 
@@ -98,7 +96,7 @@ def generated_pages(corpus: Corpus) -> dict[str, str]:
     pages[TAGS_INDEX] = tags_index(corpus)
     pages.update({f"tags/{scope}.md": scope_page(corpus, scope) for scope in SCOPE_LABEL})
     pages["tags/severity.md"] = severity_page(corpus)
-    from .threats_page import THREATS_SRC, threats_page  # here, not at the top: it imports rule_page, which imports this module
+    from .threats_page import THREATS_SRC, threats_page
 
     pages[THREATS_SRC] = threats_page(corpus)
     return pages

@@ -95,3 +95,7 @@ def scope_tag(rule: Rule) -> str:
 def page_tags(rule: Rule) -> list[str]:
     """Tags for the material tags plugin: the scope (or stack label), then the severity."""
     return [scope_tag(rule), f"Severity: {rule.severity}"]
+
+
+ORDER_META = "hb_order"
+"""A rule page's place in the checklist, set in its page meta, read back by the tag listings' sort key."""

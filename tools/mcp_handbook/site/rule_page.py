@@ -19,10 +19,9 @@ from ..threats import OWASP_MCP_TOP10, category, cwe_anchor, cwe_number
 from .changes import Change
 from .claims import attack_line, quotes_block, run_note
 from .labels import (
-    BASIS_MEANING, CHECK_LABEL, CHECK_MARK, CHECK_MEANING, KIND_LABEL, SCOPE_MEANING, basis_text, page_tags, profile_text,
+    BASIS_MEANING, CHECK_LABEL, CHECK_MARK, CHECK_MEANING, KIND_LABEL, ORDER_META, SCOPE_MEANING, basis_text, page_tags, profile_text,
     qualifier_text, scope_text, severity_text,
 )
-from .generated import ORDER_META
 from .links import THREATS_SRC, gate_src, href, rule_src, spec_url
 from .mentions import linked_text
 from ..proving.evidence import provable
