@@ -56,7 +56,12 @@ def discover(session: WireSession, *, timeout: float) -> dict[str, Any]:
 
 def handshake(target: Target, *, version: str = LATEST_LEGACY, **start: Any) -> tuple[WireSession, dict[str, Any]]:
     """Start the server and meet it in its era (:func:`meet`); abort with ``no_answer`` when it does not answer."""
-    session = target.start(**start)
+    return opened(target.start(**start), target, version=version)
+
+
+def opened(session: WireSession, target: Target, *, version: str = LATEST_LEGACY) -> tuple[WireSession, dict[str, Any]]:
+    """Meet a session already started (:func:`handshake` without the start: a probe that needs two servers starts
+    both first, so their start-ups overlap); abort with ``no_answer`` when it does not answer."""
     opening = "server/discover" if target.modern else "initialize"
     try:
         response = meet(session, target, version=version)

@@ -15,13 +15,16 @@ from typing import Any
 
 from ..registry import probe
 from ..support import (
-    Finding, Target, WireSession, WireTimeout, compact, failed, fill_arguments, handshake, is_error_result, passed, properties,
+    Finding, Target, WireSession, WireTimeout, compact, failed, fill_arguments, is_error_result, opened, passed, properties,
     schema_type, session_with_tools,
 )
 from ._common import read_only_first
 
 SLOW_SECONDS = 0.5
 """How long the in-flight call runs."""
+EXIT_GRACE = 5.0
+"""Seconds a server gets to exit after its signal (after its in-flight call), at most: a host waits about this long
+before it escalates to SIGKILL. Both servers' graces run at once, so a server that never exits costs one grace."""
 DELAY_PARAMS = ("seconds", "delay", "delay_seconds", "duration")
 """Numeric parameters that set how long a read-only tool takes."""
 SHUTDOWN_LINE = re.compile(r"shut\s*down|shutting down", re.I)
@@ -57,7 +60,7 @@ def _judge_exit(name: str, session: WireSession, code: int | None, since: float)
     after = _stderr_after(session, since)
     if code is None:
         problems.append(("no_exit", f"{name}: the server was still running "
-                         f"{time.monotonic() - session.started:.1f} s after it started"))
+                         f"{time.monotonic() - session.started - since:.1f} s after the signal"))
     elif code != 0:
         problems.append(("nonzero_exit", f"{name}: the server exited with status {code}"
                          + (" (ended by the signal, not by an orderly exit)" if code < 0 else "")))
@@ -71,8 +74,9 @@ def _judge_exit(name: str, session: WireSession, code: int | None, since: float)
 @probe("graceful_signal_shutdown", "SIGTERM and SIGINT finish in-flight calls, log and exit 0", reasons=REASONS, long=True)
 def graceful_signal_shutdown(target: Target) -> Finding:
     """SIGTERM with a call in flight (when a slow tool exists) and SIGINT when idle: finish, log, exit 0."""
-    term, _init, tools = session_with_tools(target)
-    intr, _init = handshake(target)
+    second = target.start()  # started now, its start-up overlaps the first server's
+    term, _init, tools = session_with_tools(target, lazy=False)
+    intr, _init = opened(second, target)
     evidence: list[str] = []
     problems: list[tuple[str, str]] = []
     slow = _slow_call(target, tools)
@@ -100,8 +104,9 @@ def graceful_signal_shutdown(target: Target) -> Finding:
                                  f"SIGTERM: the in-flight {slow[0]} call was answered with an error instead of finishing"))
         except WireTimeout as exc:
             problems.append(("inflight_dropped", f"SIGTERM: the in-flight {slow[0]} call was dropped ({exc})"))
+    grace_ends = time.monotonic() + min(target.timeout, EXIT_GRACE) + SLOW_SECONDS
     for name, s in (("SIGTERM", term), ("SIGINT", intr)):
-        code = s.wait_exit(target.timeout + (SLOW_SECONDS if name == "SIGTERM" else 0))
+        code = s.wait_exit(max(0.1, grace_ends - time.monotonic()))
         s.wait_eof(1.0)  # its last stderr lines may still be in the pipe after it exits
         evidence.append(f"{name}: exit status {code}; stderr after the signal: "
                         f"{compact(' | '.join(_stderr_after(s, marks[name])), 200) or '(nothing)'}")
