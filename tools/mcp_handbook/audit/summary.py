@@ -18,7 +18,7 @@ from .powers import powers_line
 from .server_text import clean
 
 UNREAD_MARK = "bytes the auditor reads as one message"
-"""What every note of a line too long to read says (:func:`~mcp_handbook.wire.oversize_text`)."""
+"""What every note of a line too long to read says (:func:`~mcp_handbook.wire_reading.oversize_text`)."""
 
 
 def tool_calls_line(options: AuditOptions) -> str:
