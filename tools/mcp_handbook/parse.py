@@ -111,7 +111,8 @@ def _check_fields(data: dict[str, Any], lines: dict[str, int], fm_line: int, sin
         if problem:
             sink.add(lines.get(spec.name, fm_line), "HB012", f"field {spec.name!r} {problem}", spec.help)
     if data.get("scope") == "stack" and not data.get("stack"):
-        sink.add(lines.get("scope", fm_line), "HB013", "scope is stack but no stack label is given", "add `stack: LABEL` (e.g. Python, stateful-backends)")
+        sink.add(lines.get("scope", fm_line), "HB013", "scope is stack but no stack label is given",
+                 "add `stack: LABEL` (e.g. Python, stateful-backends)")
     if data.get("stack") and data.get("scope") != "stack":
         sink.add(lines.get("stack", fm_line), "HB013", "a stack label is given but scope is not stack", "set `scope: stack` or remove `stack:`")
     for key, problem, hint in basis_problems(data):
@@ -178,9 +179,11 @@ def _check_links(tok: Any, env: dict, path: Path, content: Path, sink: _Sink) ->
             continue
         resolved = (path.parent / target).resolve()
         if not resolved.is_relative_to(content):
-            sink.add(line, "HB042", f"link {href!r} leaves content/, so the site cannot serve it", "link a page under content/, or use a full https:// address")
+            sink.add(line, "HB042", f"link {href!r} leaves content/, so the site cannot serve it",
+                     "link a page under content/, or use a full https:// address")
         elif not resolved.exists():
-            sink.add(line, "HB042", f"link {href!r} points to a file that does not exist", "fix the path; it is relative to this file, e.g. ../security/path-containment.md")
+            sink.add(line, "HB042", f"link {href!r} points to a file that does not exist",
+                     "fix the path; it is relative to this file, e.g. ../security/path-containment.md")
 
 
 def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]]:
@@ -253,7 +256,9 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
             )
         )
     if spec_cited_at and not data.get("spec"):
-        sink.add(spec_cited_at, "HB014", "a protocol rule (its References cite the MCP specification) names no revision: no `spec:`, none in the citation",
+        sink.add(spec_cited_at, "HB014",
+                 "a protocol rule (its References cite the MCP specification) names no revision: no `spec:`, none in "
+                 "the citation",
                  "add `spec: REVISION page#section` to the front matter, e.g. spec: 2025-11-25 basic/transports#stdio")
     if sink.items and any(d.code in {"HB011", "HB012"} and "'id'" in d.message for d in sink.items):
         return None, sink.items
@@ -328,7 +333,8 @@ def _retired_entries(text: str, raw: Any, key_line: int, sink: _Sink) -> tuple[d
     if raw is None or raw == []:
         return ()
     if not isinstance(raw, list):
-        sink.add(key_line, "HB023", "`retired:` must be a list of entries", "write `retired: []` or one `- {id: ..., retired_in: ..., replaced_by: ...}` per line")
+        sink.add(key_line, "HB023", "`retired:` must be a list of entries",
+                 "write `retired: []` or one `- {id: ..., retired_in: ..., replaced_by: ...}` per line")
         return ()
     node = yaml.compose(text, Loader=YAML_LOADER)
     items = next((v.value for k, v in node.value if k.value == "retired" and isinstance(v, yaml.SequenceNode)), [])
@@ -336,7 +342,8 @@ def _retired_entries(text: str, raw: Any, key_line: int, sink: _Sink) -> tuple[d
     for index, item in enumerate(raw):
         line = items[index].start_mark.line + 1 if index < len(items) else key_line
         if not isinstance(item, dict):
-            sink.add(line, "HB023", f"retired entry #{index + 1} is not a mapping", "write `- {id: SEC-004, retired_in: \"0.3.0\", replaced_by: SEC-009}`")
+            sink.add(line, "HB023", f"retired entry #{index + 1} is not a mapping",
+                     "write `- {id: SEC-004, retired_in: \"0.3.0\", replaced_by: SEC-009}`")
             continue
         for problem, hint in retirement_problems(item):
             sink.add(line, "HB023", f"retired entry {item.get('id', f'#{index + 1}')}: {problem}", hint)

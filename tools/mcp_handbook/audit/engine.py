@@ -156,7 +156,7 @@ def run_audit(
                     verdicts[facts.defect_probe] = failed(facts.defect_reason, f"{stopped}; the audit stopped there",
                                                           *pre.target.sessions[0].transcript(limit=8))
             elif STDOUT_PROBE in plan:
-                own = runs[STDOUT_PROBE] if STDOUT_PROBE in runs else None
+                own = runs.get(STDOUT_PROBE)
                 verdicts[STDOUT_PROBE] = stdout_unreadable(stopped, own.finding() if own else None,
                                                             own.target if own else pre.target)
         verdicts = {name: masked(finding, pre.target) for name, finding in verdicts.items()}

@@ -17,7 +17,8 @@ from ..probes.schemas import code_params
 from ..probes.security.ssrf import url_param
 from ..probes.support import PATH_PARAMS, PROGRAM_PARAMS, properties, string_params
 
-COMMAND_WORDS = re.compile(r"\b(?:shell|bash|terminal|(?:run|execute|exec)s?\s+(?:a\s+|the\s+)?(?:shell\s+)?(?:commands?|process(?:es)?|programs?))\b", re.I)
+COMMAND_WORDS = re.compile(r"\b(?:shell|bash|terminal|(?:run|execute|exec)s?\s+(?:a\s+|the\s+)?(?:shell\s+)?"
+                           r"(?:commands?|process(?:es)?|programs?))\b", re.I)
 """What a tool's name or description says when it runs commands."""
 ENVIRONMENT_NAME = re.compile(
     r"(?:^|[-_.\s])(?:env|environ|environment[-_\s]?var(?:iable)?s?|env[-_\s]?vars?)(?:$|[-_.\s])", re.I)

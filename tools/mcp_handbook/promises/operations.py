@@ -136,7 +136,7 @@ def retries_bounded(block: ModuleType) -> None:
             raise Broken("unbounded_retries", f"{len(seen)} attempts in {time.monotonic() - began:.1f} s against an "
                          "upstream that always answers 503" + ("" if done else ", and still retrying"))
     with fake_upstream([503, 503, 201]) as (url, seen):
-        done, value, error = in_thread(lambda: block.create_ticket(url, body, time.monotonic() + 30), 8)
+        done, _value, error = in_thread(lambda: block.create_ticket(url, body, time.monotonic() + 30), 8)
         keys = {s["key"] for s in seen if s["method"] == "POST"}
         if len(seen) > 1 and (None in keys or len(keys) != 1):
             raise Broken("retried_without_key", f"{len(seen)} POSTs with Idempotency-Key {sorted(map(str, keys))}")

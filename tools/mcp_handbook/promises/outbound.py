@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from types import ModuleType
 from typing import Any
 
@@ -139,7 +140,7 @@ def deadline_held(block: ModuleType) -> None:
         with _slow_upstream() as base:
             began = time.monotonic()
             deadline = began + DEADLINE_SECONDS
-            ended, value, error = _call(lambda: block.get_json(f"{base}{path}", deadline),
+            ended, value, error = _call(partial(block.get_json, f"{base}{path}", deadline),
                                         deadline + GRACE_SECONDS - time.monotonic())
             took = time.monotonic() - began
             if not ended:

@@ -86,7 +86,7 @@ def validated_before_handler(block: ModuleType) -> None:
     contract the tool declares, keeps the promise as well as a schema validator does."""
     import jsonschema
 
-    entry = getattr(block, "call_tool", None) or getattr(block, "handle")
+    entry = getattr(block, "call_tool", None) or block.handle
     schema = (getattr(block, "TOOL", None) or {}).get("inputSchema")
     validator = None
     if schema is not None:

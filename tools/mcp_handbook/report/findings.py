@@ -125,7 +125,8 @@ def _items(filled: Filled, rules: dict[str, Rule], version: str) -> tuple[list[I
         status = status_of(entry.value("status"))
         if status is None:
             cell = entry.cells["status"]
-            problems.append(Problem(cell.place, f"status {cell.value!r} is not one of {', '.join(STATUSES)} (any case), or empty while not yet judged"))
+            problems.append(Problem(cell.place, f"status {cell.value!r} is not one of {', '.join(STATUSES)} (any case), "
+                                                "or empty while not yet judged"))
         if rule is None or status is None or rule_id in seen:
             continue
         seen[rule_id] = f"{entry.place.row_word} {entry.place.row}"

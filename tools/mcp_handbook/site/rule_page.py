@@ -68,7 +68,8 @@ def meta_block(data: SiteData, rule: Rule) -> str:
     corpus = data.corpus
     gate = corpus.gate(rule.gate)
     src = rule_src(rule)
-    gate_link = f'<a href="{href(gate_src(rule.gate), from_src=src, directory_urls=data.directory_urls)}">{escape(gate.title if gate else rule.gate)}</a>'
+    gate_href = href(gate_src(rule.gate), from_src=src, directory_urls=data.directory_urls)
+    gate_link = f'<a href="{gate_href}">{escape(gate.title if gate else rule.gate)}</a>'
     probe = f" <code>{escape(rule.probe)}</code>" if rule.check == "automated" and rule.probe else ""
     facts = [
         _fact("Id", f"<code>{escape(rule.id)}</code>"),
