@@ -1,7 +1,6 @@
 """Parse ``content/`` once into a :class:`~mcp_handbook.model.Corpus`.
 
-Problems become :class:`~mcp_handbook.model.Diagnostic` values carrying
-``path:line``; parsing never raises on bad content.
+Problems become :class:`~mcp_handbook.model.Diagnostic` values carrying ``path:line``; parsing never raises on bad content.
 """
 
 from __future__ import annotations
@@ -9,8 +8,7 @@ from __future__ import annotations
 import re
 import functools
 import shlex
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -378,9 +376,9 @@ def _with_shared_code(rules: list[Rule]) -> list[Rule]:
         if not shared:
             out.append(rule)
             continue
-        filled = {s.name: dataclasses.replace(s, code=source.code) for s in shared
+        filled = {s.name: replace(s, code=source.code) for s in shared
                   if isinstance(source := shared_source(blocks, s), Snippet)}
-        out.append(dataclasses.replace(rule, snippets=tuple(filled.get(s.name, s) for s in rule.snippets)))
+        out.append(replace(rule, snippets=tuple(filled.get(s.name, s) for s in rule.snippets)))
     return out
 
 

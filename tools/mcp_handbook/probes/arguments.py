@@ -52,7 +52,8 @@ def fill_value(schema: dict[str, Any]) -> Any:
     if kind == "array":
         return [fill_value(schema.get("items") or {}) for _ in range(int(schema.get("minItems", 0)))]
     if kind == "object":
-        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        props = schema.get("properties")
+        props = props if isinstance(props, dict) else {}
         return {name: fill_value(props.get(name) or {}) for name in schema.get("required") or () if isinstance(name, str)}
     return {"boolean": False, "null": None}.get(kind, "x")
 

@@ -68,7 +68,7 @@ def error_next_step(target: Target) -> Finding:
         name = tool_name(tool)
         response = calls.call(name, args)
         result = response.get("result") if response is not None else None
-        if not isinstance(result, dict) or not result.get("isError"):
+        if response is None or not isinstance(result, dict) or not result.get("isError"):
             continue  # not answered in time (noted), a success, or a JSON-RPC error (the error contract's rules)
         errors_seen += 1
         text = text_blocks(response)
