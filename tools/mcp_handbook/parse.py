@@ -227,6 +227,8 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
         line = tok.map[0] + 1
         if error:
             sink.add(line, "HB035", error, 'write e.g. ```python wrong seam=resolve_path title="prefix check"')
+        if kind is None:
+            continue  # the fence's info string could not be read: HB035 says so
         if kind == "example":
             examples.append(_block(rule_id, "example", len(examples) + 1, language, tok, line, rel, options, None))
             continue

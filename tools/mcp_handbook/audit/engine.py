@@ -104,7 +104,8 @@ def run_audit(
     if options.url:
         if command:
             raise AuditError("give either --url or a server command after --, not both")
-        argv, program_dir = [], None
+        argv: list[str] = []
+        program_dir = None
     else:
         argv, program_dir = resolve_command(command)
     started = time.monotonic()

@@ -78,7 +78,8 @@ def _reads_environment(tool: dict[str, Any]) -> str | None:
 
 
 def _writes(tool: dict[str, Any]) -> str | None:
-    hints = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+    hints = tool.get("annotations")
+    hints = hints if isinstance(hints, dict) else {}
     if hints.get("destructiveHint") is True and hints.get("readOnlyHint") is not True:
         return "annotated destructive"
     if hints.get("readOnlyHint") is False:

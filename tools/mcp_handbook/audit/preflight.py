@@ -156,7 +156,7 @@ def handshake(facts: ServerFacts, target: Target) -> Finding:
     return passed(facts.describe(), *evidence)
 
 
-LIVENESS_CHECKS = (("ping", None), ("hb/no-such-method", {}))
+LIVENESS_CHECKS: tuple[tuple[str, dict[str, Any] | None], ...] = (("ping", None), ("hb/no-such-method", {}))
 """Two requests every server answers at once whatever it serves: ``ping`` (the specification: the receiver MUST
 respond promptly) and a method nobody has (-32601)."""
 
@@ -231,8 +231,9 @@ def _discover_wait(facts: ServerFacts, target: Target) -> float:
 def _note_identity(facts: ServerFacts, result: dict[str, Any]) -> None:
     """Who the server says it is and what it declares, from an ``initialize`` (or shaped discover) result."""
     facts.protocol_version = str(result.get("protocolVersion", ""))
-    facts.server_info = result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else {}
-    facts.capabilities = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
+    server_info, capabilities = result.get("serverInfo"), result.get("capabilities")
+    facts.server_info = server_info if isinstance(server_info, dict) else {}
+    facts.capabilities = capabilities if isinstance(capabilities, dict) else {}
 
 
 def _discover(facts: ServerFacts, target: Target, *, wait: float) -> WireSession | None:

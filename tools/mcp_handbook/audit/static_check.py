@@ -66,10 +66,10 @@ def _listing_only_target(tools: list[dict[str, Any]], workspace: Path):
     class ListingOnly(Target):
         __slots__ = ()
 
-        def start(self, **_: Any):  # type: ignore[override]
+        def start(self, **_: Any):
             raise NeedsLiveServer("start")
 
-        def connect(self, *_: Any, **__: Any):  # type: ignore[override]
+        def connect(self, *_: Any, **__: Any):
             raise NeedsLiveServer("connect")
 
     return ListingOnly(argv=[], workspace=workspace, env={}, canary="", allow_tool_calls=None, timeout=1.0,

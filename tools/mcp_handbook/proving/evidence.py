@@ -315,7 +315,8 @@ def record(
             todo.append((rule, snippet, key))
         elif entry is not None:
             keep[snippet.name] = entry  # stale but not asked for: left for --check to report
-    verdicts = prove(todo, lambda job: verifier(job[1], job[0]), name=lambda job: job[1].name, workers=workers)
+    run = verifier  # a lambda does not see the narrowing above
+    verdicts = prove(todo, lambda job: run(job[1], job[0]), name=lambda job: job[1].name, workers=workers)
     for (rule, snippet, key), verdict in zip(todo, verdicts):
         keep[snippet.name] = entry_for(verdict, rule, key, files[rule.probe])
     return dict(sorted(keep.items())), verdicts

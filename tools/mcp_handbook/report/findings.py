@@ -111,7 +111,9 @@ def status_of(text: str) -> str | None:
 
 
 def _items(filled: Filled, rules: dict[str, Rule], version: str) -> tuple[list[Item], list[Problem]]:
-    items, problems, seen = [], [], {}
+    items: list[Item] = []
+    problems: list[Problem] = []
+    seen: dict[str, str] = {}
     for entry in filled.entries:
         id_cell = entry.cells.get("id")
         rule_id = entry.value("id")
