@@ -157,11 +157,16 @@ def deadline_held(block: ModuleType) -> None:
     if callable(fetch_weather):
         seen: list[tuple[str, float]] = []
         real = block.get_json
-        block.get_json = lambda url, deadline: seen.append((url, deadline)) or {"temp": 7}
+
+        def fake(url: str, deadline: float) -> dict[str, Any]:
+            seen.append((url, deadline))
+            return {"temp": 7}
+
+        vars(block)["get_json"] = fake
         try:
             deadline = time.monotonic() + 5
             fetch_weather("Oslo", deadline)
         finally:
-            block.get_json = real
+            vars(block)["get_json"] = real
         if len(seen) != 1 or seen[0][1] != deadline or "Oslo" not in seen[0][0]:
             raise AssertionError(f"fetch_weather('Oslo', deadline) called get_json with {seen!r}")
