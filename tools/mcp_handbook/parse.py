@@ -236,29 +236,26 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
         if options.get("same-as") and tok.content.strip():
             sink.add(line, "HB044", f"a block with same-as={options['same-as']} takes its code from there, but this fence holds code",
                      "leave the fence empty: the one source is the block it names")
-        snippets.append(
-            Snippet(
-                rule_id=rule_id,
-                kind=kind,  # type: ignore[arg-type]
-                index=counts[kind],
-                language=language,
-                code=tok.content,
-                location=Location(rel, line, tok.map[1]),
-                code_line=line + 1,
-                seam=(options.get("seam") or data.get("seam") or None) if language == "python" else None,
-                title=options.get("title", ""),
-                expect=_names(options.get("expect", "")),
-                raises=_names(options.get("raises", "")),
-                promise=options.get("promise", ""),
-                needs=_names(options.get("needs", "")),
-                norun=options.get("norun", ""),
-                same_as=options.get("same-as", ""),
-            )
-        )
+        snippets.append(Snippet(
+            rule_id=rule_id,
+            kind=kind,  # type: ignore[arg-type]
+            index=counts[kind],
+            language=language,
+            code=tok.content,
+            location=Location(rel, line, tok.map[1]),
+            code_line=line + 1,
+            seam=(options.get("seam") or data.get("seam") or None) if language == "python" else None,
+            title=options.get("title", ""),
+            expect=_names(options.get("expect", "")),
+            raises=_names(options.get("raises", "")),
+            promise=options.get("promise", ""),
+            needs=_names(options.get("needs", "")),
+            norun=options.get("norun", ""),
+            same_as=options.get("same-as", ""),
+        ))
     if spec_cited_at and not data.get("spec"):
-        sink.add(spec_cited_at, "HB014",
-                 "a protocol rule (its References cite the MCP specification) names no revision: no `spec:`, none in "
-                 "the citation",
+        sink.add(spec_cited_at, "HB014", "a protocol rule (its References cite the MCP specification) names no "
+                 "revision: no `spec:`, none in the citation",
                  "add `spec: REVISION page#section` to the front matter, e.g. spec: 2025-11-25 basic/transports#stdio")
     if sink.items and any(d.code in {"HB011", "HB012"} and "'id'" in d.message for d in sink.items):
         return None, sink.items
@@ -337,7 +334,8 @@ def _retired_entries(text: str, raw: Any, key_line: int, sink: _Sink) -> tuple[d
                  "write `retired: []` or one `- {id: ..., retired_in: ..., replaced_by: ...}` per line")
         return ()
     node = yaml.compose(text, Loader=YAML_LOADER)
-    items = next((v.value for k, v in node.value if k.value == "retired" and isinstance(v, yaml.SequenceNode)), [])
+    pairs = node.value if node is not None else []
+    items: list[yaml.Node] = next((v.value for k, v in pairs if k.value == "retired" and isinstance(v, yaml.SequenceNode)), [])
     entries = []
     for index, item in enumerate(raw):
         line = items[index].start_mark.line + 1 if index < len(items) else key_line

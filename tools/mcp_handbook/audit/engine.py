@@ -100,7 +100,8 @@ def run_audit(
 ) -> AuditResult:
     """Audit the stdio server ``command`` against every automated rule of ``corpus``."""
     if probes is None:
-        from ..probes import PROBES as probes
+        from ..probes import PROBES
+        probes = PROBES
     if options.url:
         if command:
             raise AuditError("give either --url or a server command after --, not both")

@@ -143,6 +143,7 @@ def handshake(facts: ServerFacts, target: Target) -> Finding:
         return failed("no_answer", facts.problem, *evidence)
     facts.era = "handshake" if facts.legacy else MODERN_REVISION
     lister = session if facts.legacy else modern
+    assert lister is not None  # answered: initialize (legacy) or server/discover (modern) did
     try:
         pages: list[dict[str, Any]] = []
         facts.tools = list_tools(lister, timeout=target.timeout, pages=pages)

@@ -214,5 +214,6 @@ def build_report(
         return sorted_problems(problems)
     since = _since(baseline, current, {i.id for i in items}, filters)
     return Report(
-        filled.file, filled.format, version, commit, current.version, filters_text, tuple(items), since, profile=profile, **_review(filled)
+        filled.file, filled.format, version, commit, current.version, filters_text, tuple(items), since, profile=profile,
+        **_review(filled),  # type: ignore[arg-type]  # its keys: date and REVIEW_FIELDS, Report's str fields
     )
