@@ -236,3 +236,9 @@ def test_every_python_block_of_the_handbook_is_proved_or_run() -> None:
     assert [b.name for _, b in python if b.norun] == []
     unproved = [b for r, b in python if not provable(r, b)]
     assert unproved and all(not b.norun for b in unproved)
+
+
+def test_a_fence_whose_options_cannot_be_split_is_reported_not_a_crash(tmp_path: Path) -> None:
+    """An unclosed quote in the fence's info string: HB035 names it, and the rest of the rule is still read."""
+    found = {(code, message) for code, _, message in _lint(tmp_path, _rule(extra='```python wrong title="unclosed\nx = 1\n```\n'))}
+    assert ("HB035", "fence info string cannot be split: No closing quotation") in found
