@@ -77,8 +77,11 @@ def _fill_string(schema: dict[str, Any]) -> str:
     return "x" * max(1, low)
 
 
-def fill_arguments(tool: dict[str, Any], *, skip: str | None = None, **overrides: Any) -> dict[str, Any]:
-    """Arguments for an ordinary call: required fields filled, delays at their minimum, then ``overrides``."""
+def fill_arguments(tool: dict[str, Any], named: dict[str, Any] | None = None, /, *, skip: str | None = None,
+                   **overrides: Any) -> dict[str, Any]:
+    """Arguments for an ordinary call: required fields filled, delays at their minimum, then ``overrides``. Overrides
+    whose names are computed come as ``named``: a parameter may be called ``skip``."""
+    overrides = {**(named or {}), **overrides}
     schema = tool.get("inputSchema") or {}
     props = properties(tool)
     required = [n for n in schema.get("required") or () if isinstance(n, str)]

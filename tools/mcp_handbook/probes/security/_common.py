@@ -99,7 +99,7 @@ def env_call(target: Target, tools: list[dict[str, Any]]) -> tuple[str, dict[str
         for name in ("printenv", "env"):
             if choices is None or name in choices:
                 extra: dict[str, list[str]] = {args: []} if args else {}
-                return tool["name"], {**fill_arguments(tool), prog: name, **extra}
+                return tool["name"], fill_arguments(tool, {prog: name, **extra})
     return None
 
 

@@ -80,13 +80,13 @@ def no_shell(target: Target) -> Finding:
             continue  # nothing free-form reaches the program
         for payload in payloads:
             if args is not None:
-                plan.setdefault(tool["name"], []).append({**fill_arguments(tool), prog: program, args: [payload]})
+                plan.setdefault(tool["name"], []).append(fill_arguments(tool, {prog: program, args: [payload]}))
             else:
                 plan.setdefault(tool["name"], []).append(fill_arguments(tool, **{prog: f"{program} {payload}"}))
         if len(plan) >= 2:
             break
     for tool, param, form in _other_forms(target, tools, set(plan))[:2]:
-        plan[tool["name"]] = [{**fill_arguments(tool), param: ["echo", payload] if form == "argv" else f"echo {payload}"}
+        plan[tool["name"]] = [fill_arguments(tool, {param: ["echo", payload] if form == "argv" else f"echo {payload}"})
                               for payload in payloads]
     if not plan:
         return not_applicable("no callable tool runs a program with caller-supplied arguments "
