@@ -122,7 +122,9 @@ def bench(root: Path, runs: int, work: Path) -> None:
     line("report filled CSV incl. parse", medians(lambda: report(filled, load_corpus(root)), runs), "bar 1000 ms")
     line("report blank XLSX incl. parse", medians(lambda: report(downloads / "worksheet.xlsx", load_corpus(root)), runs), "bar 1000 ms")
     cli = [sys.executable, "-m", "mcp_handbook.cli", "--root", str(root)]
-    line("console: export worksheet -o x.xlsx", medians(lambda: subprocess.run([*cli, "export", "worksheet", "-o", str(work / "x.xlsx")], capture_output=True, check=True), runs))
+    line("console: export worksheet -o x.xlsx",
+         medians(lambda: subprocess.run([*cli, "export", "worksheet", "-o", str(work / "x.xlsx")], capture_output=True,
+                                        check=True), runs))
     line("console: report filled.csv", medians(lambda: subprocess.run([*cli, "report", str(filled)], capture_output=True), runs))
     change_one_rule(root)
     print("after a commit that changes one rule (the report loads the worksheet's commit and diffs):")

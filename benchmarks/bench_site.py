@@ -98,7 +98,7 @@ def scaled_copy(dest: Path, rules: int, root: Path = ROOT) -> Path:
     for n in range(rules - len(originals)):
         src = originals[n % len(originals)]
         text = re.sub(r"^id: .*$", f"id: BEN-{n + 1:03d}", src.read_text(encoding="utf-8"), count=1, flags=re.M)
-        text = re.sub(r"^title: (.*)$", lambda m: f"title: {retitled(m.group(1), n + 1)}", text, count=1, flags=re.M)
+        text = re.sub(r"^title: (.*)$", lambda m, n=n: f"title: {retitled(m.group(1), n + 1)}", text, count=1, flags=re.M)
         src.with_name(f"{src.stem}-copy{n + 1}.md").write_text(text, encoding="utf-8")
     return dest
 

@@ -39,6 +39,9 @@ def test_a_modern_request_mirrors_its_envelope_in_headers_and_a_handshake_one_do
     broken = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": modern_meta(drop="x")}}
     del broken["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"]
     assert era_headers(broken, MODERN_REVISION) == {"MCP-Protocol-Version": MODERN_REVISION, "Mcp-Method": "tools/list"}
+    # params that are not an object (a probe's malformed request) name nothing, and are sent as they are
+    malformed = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": ["x"]}
+    assert era_headers(malformed, MODERN_REVISION) == {"MCP-Protocol-Version": MODERN_REVISION, "Mcp-Method": "tools/call"}
 
 
 def test_a_reply_is_read_as_json_or_as_every_event_of_a_stream() -> None:

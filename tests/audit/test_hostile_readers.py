@@ -95,7 +95,7 @@ def test_a_line_longer_than_the_reader_keeps_costs_that_answer_only(tmp_path: Pa
     session = _session(tmp_path, "huge_reply")
     try:
         session.initialize(timeout=10)
-        with pytest.raises(wire.WireTimeout, match="314,572,9[0-9][0-9]-byte line, longer than the 8,388,608 bytes"):
+        with pytest.raises(wire.WireTimeout, match=r"314,572,9[0-9][0-9]-byte line, longer than the 8,388,608 bytes"):
             session.request("no/such_method", timeout=30)
         assert session.unreadable and not session.defect and not session.stdout_flooded
         assert session.request("tools/list", timeout=10)["result"]["tools"]  # the session reads on

@@ -77,3 +77,12 @@ def test_the_batch_is_judged_only_where_batching_was_removed(version: object, al
     from mcp_handbook.probes.errors.malformed_message_errors import batches_allowed
 
     assert batches_allowed(version) is allowed
+
+
+def test_a_parameter_named_like_a_keyword_of_fill_arguments_is_still_overridden() -> None:
+    """A computed override (the program parameter a probe found) named ``skip`` or ``tool`` reaches the call."""
+    from mcp_handbook.probes.arguments import fill_arguments
+
+    tool = {"inputSchema": {"type": "object", "required": ["skip", "tool"],
+                            "properties": {"skip": {"type": "string"}, "tool": {"type": "string"}}}}
+    assert fill_arguments(tool, {"skip": "printenv", "tool": "env"}) == {"skip": "printenv", "tool": "env"}

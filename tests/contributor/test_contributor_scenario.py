@@ -70,9 +70,12 @@ def test_each_contributor_mistake_is_reported_at_its_path_and_line(checkout: Che
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     new = {line for line in set(result.stdout.splitlines()) - before if " HB050 " not in line}
     assert new == {
-        "content/rules/security/second-example.md:2: HB020 id XMP-001 is already used by content/rules/security/path-containment.md (hint: pick the next free id in this area)",
-        "content/rules/security/reuse.md:2: HB021 id XMP-002 was retired in 0.1.0 and may never be reused (hint: pick a new id; the retired rule was replaced by XMP-001)",
-        "content/rules/security/scope.md:4: HB012 field 'scope' must be one of universal, opinionated, stack, not 'everywhere' (hint: universal | opinionated | stack)",
+        "content/rules/security/second-example.md:2: HB020 id XMP-001 is already used by "
+        "content/rules/security/path-containment.md (hint: pick the next free id in this area)",
+        "content/rules/security/reuse.md:2: HB021 id XMP-002 was retired in 0.1.0 and may never be reused "
+        "(hint: pick a new id; the retired rule was replaced by XMP-001)",
+        "content/rules/security/scope.md:4: HB012 field 'scope' must be one of universal, opinionated, stack, "
+        "not 'everywhere' (hint: universal | opinionated | stack)",
         *(f"content/rules/security/{slug}.md:10: HB039 probe 'path_containment' is not named after its rule's file ({slug}.md) "
           f"(hint: rename it '{slug.replace('-', '_')}' (its @probe name and `probe:` here), or give the reason in NAMED_APART "
           "(tools/mcp_handbook/naming.py))" for slug in ("second-example", "reuse", "scope")),
@@ -115,7 +118,8 @@ def test_diff_names_the_changed_rule_and_the_release_it_calls_for(
     checkout.write(NEW_RULE_PATH, new_rule.replace(old, new))
     version = base_version(checkout)
     text = checkout.cli("diff", "with-rule").stdout
-    assert f'{NEW_RULE_PATH}:1: changed XMP-001 "Refuse a path argument that leaves the workspace before touching the disk" [{level}]\n    {detail}\n' in text
+    assert (f'{NEW_RULE_PATH}:1: changed XMP-001 "Refuse a path argument that leaves the workspace before touching '
+            f'the disk" [{level}]\n    {detail}\n') in text
     assert text.startswith(f"doctrine {version} -> {next_version(version, level)} suggested ({level})")
     draft = checkout.cli("diff", "with-rule", "--changelog").stdout
     assert draft.startswith(f"## {next_version(version, level)} - 2027-01-01\n") and detail in draft

@@ -87,11 +87,11 @@ def test_a_line_longer_than_any_row_is_not_split(mini: Path, tmp_path: Path, cap
 
 def test_a_workbook_that_unpacks_to_gigabytes_is_not_opened(mini: Path, tmp_path: Path, capsys) -> None:
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        with archive.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as part:
-            block = b"\0" * (1 << 20)
-            for _ in range(300):  # 300 MiB of zeros, a few hundred kilobytes packed
-                part.write(block)
+    with (zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive,
+          archive.open("xl/worksheets/sheet1.xml", "w", force_zip64=True) as part):
+        block = b"\0" * (1 << 20)
+        for _ in range(300):  # 300 MiB of zeros, a few hundred kilobytes packed
+            part.write(block)
     (tmp_path / "ws.xlsx").write_bytes(buffer.getvalue())
     assert _problems("ws.xlsx", mini, capsys) == [
         "ws.xlsx: the workbook unpacks to more than 256 MiB; a worksheet unpacks to under one (is it the right file?)"]

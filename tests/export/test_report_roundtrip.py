@@ -47,7 +47,8 @@ def test_a_worksheet_without_high_failures_exits_0(fmt: str, mini: Path, tmp_pat
     assert code == 0
     assert "HIGH: 0 fail, 1 pass, 0 n/a, 1 unfilled" in out
     assert "LOW: 1 fail, 0 pass, 0 n/a, 0 unfilled" in out
-    assert "  FAIL SEC-002  Build a minimal child environment  [recommendation: stack, practice, outside the baseline profile]\n       evidence: inherits os.environ" in out
+    assert ("  FAIL SEC-002  Build a minimal child environment  [recommendation: stack, practice, outside the "
+            "baseline profile]\n       evidence: inherits os.environ") in out
     assert "Unfilled (2)\n  TRN-002  medium  Cap frame sizes\n  SEC-001  high    Contain paths in the workspace" in out
 
 
@@ -100,5 +101,6 @@ def test_the_profile_decides_which_high_failures_gate_and_an_opinion_never_reads
     fill(ws, {"TST-001": ("Fail", "no pipe test"), "SEC-001": ("Pass", ""), "TRN-001": ("Pass", "")})
     code, out, _ = run("report", str(ws), root=root, capsys=capsys)
     assert code == 0
-    assert out.rstrip().endswith("no HIGH item of the baseline profile failed: exit 0 (1 other HIGH failure(s) are recommendations outside the profile)")
+    assert out.rstrip().endswith("no HIGH item of the baseline profile failed: exit 0 "
+                                 "(1 other HIGH failure(s) are recommendations outside the profile)")
     assert run("report", str(ws), "--profile", "full", root=root, capsys=capsys)[0] == 1

@@ -46,7 +46,8 @@ def test_csv_repeats_the_whole_stamp_on_every_row(mini: Path, tmp_path: Path, ca
     with out.open(newline="") as f:
         rows = list(csv.DictReader(f))
     assert [r["id"] for r in rows] == ["SEC-002"]
-    assert list(rows[0]) == [*COLUMNS, "doctrine_version", "commit", "date", "filters", "server_name", "server_version", "reviewer", "server_transport"]
+    assert list(rows[0]) == [*COLUMNS, "doctrine_version", "commit", "date", "filters", "server_name", "server_version",
+                             "reviewer", "server_transport"]
     assert (rows[0]["doctrine_version"], rows[0]["commit"], rows[0]["date"], rows[0]["filters"]) == (
         "0.1.0", "unknown", "2026-01-01", "scope=stack; gate=security",
     )

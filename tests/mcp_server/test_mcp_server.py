@@ -96,7 +96,7 @@ async def test_audit_tool_is_listed_only_when_the_operator_allows_it_and_audits(
         assert tools["audit_server"].annotations.destructive_hint is True
         done = await client.call_tool("audit_server", {"command": [sys.executable, str(server)], "gate": "full"})
         assert not done.is_error, done.content
-        assert BAD_TOOL_FAILS <= {f["rule"] for f in done.structured_content["failures"]}
+        assert {f["rule"] for f in done.structured_content["failures"]} >= BAD_TOOL_FAILS
         missing = await client.call_tool("audit_server", {"command": [str(tmp_path / "no-such-program")]})
         assert missing.is_error and "no such program" in missing.content[0].text
 

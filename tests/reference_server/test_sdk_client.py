@@ -64,14 +64,13 @@ async def test_sdk_client_lists_and_calls_tools(workspace, http_server, transpor
 async def test_sdk_client_session(workspace):
     from mcp import ClientSession, stdio_client
 
-    async with stdio_client(_params(workspace)) as (read, write):
-        async with ClientSession(read, write) as session:
-            init = await session.initialize()
-            assert init.server_info.name == "reference-server"
-            assert init.protocol_version == "2025-11-25"
-            tools = await session.list_tools()
-            assert any(tool.name == "append_note" for tool in tools.tools)
-            await session.send_ping()
+    async with stdio_client(_params(workspace)) as (read, write), ClientSession(read, write) as session:
+        init = await session.initialize()
+        assert init.server_info.name == "reference-server"
+        assert init.protocol_version == "2025-11-25"
+        tools = await session.list_tools()
+        assert any(tool.name == "append_note" for tool in tools.tools)
+        await session.send_ping()
 
 
 @pytest.mark.anyio

@@ -100,7 +100,7 @@ def test_canary_never_leaks(spawn):
     collected += [m.line.text for m in client.stdout]
     assert "Traceback" in client.stderr  # the traceback is logged ...
     assert "<env:HB_CANARY>" in client.stderr  # ... with the environment's values masked
-    for text in collected + [client.stderr]:
+    for text in [*collected, client.stderr]:
         assert CANARY not in text
 
 

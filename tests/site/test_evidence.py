@@ -95,7 +95,8 @@ def test_a_broken_evidence_file_is_named_with_its_line(handbook: Path) -> None:
 def test_scrub_removes_what_differs_between_runs() -> None:
     import tempfile
 
-    raw = f"{tempfile.gettempdir()}/hb-verify-a1b2_c3/ws/x hb-canary-0123456789abcdef at 2026-01-02T03:04:05.678Z 12345678-1234-1234-1234-123456789abc"
+    raw = (f"{tempfile.gettempdir()}/hb-verify-a1b2_c3/ws/x hb-canary-0123456789abcdef at 2026-01-02T03:04:05.678Z "
+           "12345678-1234-1234-1234-123456789abc")
     assert evidence.scrub(raw) == "$TMP/ws/x hb-canary-… at <time> <uuid>"
     assert evidence.scrub("<<< \udcff\ud800 not UTF-8") == "<<< \\udcff\\ud800 not UTF-8"  # kept visible, still writable
 

@@ -4,6 +4,7 @@ and rule pages whose WRONG and CORRECT blocks cannot be mistaken for each other.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,7 +27,8 @@ def test_every_kind_of_page_loads_with_no_console_error_and_no_request_off_the_m
     page here, so sampling one per gate keeps this bounded as the doctrine grows.
     """
     rule_pages = {page_url(rule_src(r)) for r in corpus.rules}
-    firsts = {page_url(rule_src(next(r for r in corpus.rules if r.gate == g.key))) for g in corpus.gates if any(r.gate == g.key for r in corpus.rules)}
+    firsts = {page_url(rule_src(next(r for r in corpus.rules if r.gate == g.key))) for g in corpus.gates
+              if any(r.gate == g.key for r in corpus.rules)}
     every = (p.relative_to(built_site).as_posix().removesuffix("index.html") for p in built_site.rglob("index.html"))
     pages = sorted(p for p in every if p not in rule_pages or p in firsts)
     assert len(pages) > 10 and firsts <= set(pages)
@@ -160,9 +162,9 @@ def _rule_with_marked_proofs(corpus: Corpus) -> Any:
     data = SiteData(corpus=corpus, proofs=proofs)
     for rule in corpus.rules:
         blocks = [s for s in rule.snippets if evidence.provable(rule, s)]
-        if rule.check == "automated" and rule.related and rule.spec and {s.kind for s in blocks} == {"wrong", "correct"}:
-            if all((p := data.proof(rule, s))[1] and p[0] and p[0].get("ok") for s in blocks):
-                return rule
+        if (rule.check == "automated" and rule.related and rule.spec and {s.kind for s in blocks} == {"wrong", "correct"}
+                and all((p := data.proof(rule, s))[1] and p[0] and p[0].get("ok") for s in blocks)):
+            return rule
     pytest.fail("no automated rule with related rules, a spec citation and current proofs: run `mcp-handbook evidence`")
 
 
@@ -238,7 +240,7 @@ def test_tag_pages_list_each_rule_once_in_checklist_order(visit: Any, corpus: Co
             by_severity = [i for s in ("high", "medium", "low") for i in order if next(r for r in corpus.rules if r.id == i).severity == s]
             assert listed == by_severity
         elif page == "tags/stack/":
-            assert all(listed.index(a) < listed.index(b) for a, b in zip(listed, listed[1:])
+            assert all(listed.index(a) < listed.index(b) for a, b in pairwise(listed)
                        if next(r for r in corpus.rules if r.id == a).stack == next(r for r in corpus.rules if r.id == b).stack)
         else:
             assert listed == [i for i in order if i in listed], f"{page}: not in checklist order"

@@ -64,12 +64,18 @@ ATTACK = "attack: A model-chosen path such as ../../.ssh/id_ed25519 reads the us
         ("stack", "practice", "stack: Python\n", False, set()),
         ("universal", "practice", "", False, {("HB015", 4, "scope universal does not fit basis practice")}),
         ("opinionated", "spec-must", MUST, True, {("HB015", 4, "scope opinionated does not fit basis spec-must")}),
-        ("universal", "spec-must", 'quote: [{text: "Servers MUST answer."}]\n', False, {("HB015", 5, "basis spec-must needs the `spec:` the keyword stands in")}),
+        ("universal", "spec-must", 'quote: [{text: "Servers MUST answer."}]\n', False,
+         {("HB015", 5, "basis spec-must needs the `spec:` the keyword stands in")}),
         ("universal", "security", ATTACK, False, {("HB015", 5, "basis security needs `threats:` naming the weakness")}),
         ("universal", "spec-must", SPEC, False, {("HB015", 5, "basis spec-must needs `quote:`, the sentence(s) of the cited revision it rests on")}),
-        ("universal", "spec-must", SHOULD, False, {("HB015", 7, "quote 'The server SHOULD exit promptly.' carries no MUST / MUST NOT / REQUIRED / SHALL / SHALL NOT, which basis spec-must rests on")}),
-        ("universal", "spec-should", SPEC + 'quote: [{text: "The server should exit promptly."}]\n', False, {("HB015", 7, "quote 'The server should exit promptly.' carries no SHOULD / SHOULD NOT / RECOMMENDED / NOT RECOMMENDED, which basis spec-should rests on")}),
-        ("universal", "security", "threats: [CWE-22]\n", False, {("HB015", 5, "basis security needs `attack:`, the attack it stops in one sentence")}),
+        ("universal", "spec-must", SHOULD, False,
+         {("HB015", 7, "quote 'The server SHOULD exit promptly.' carries no MUST / MUST NOT / REQUIRED / SHALL / "
+                       "SHALL NOT, which basis spec-must rests on")}),
+        ("universal", "spec-should", SPEC + 'quote: [{text: "The server should exit promptly."}]\n', False,
+         {("HB015", 7, "quote 'The server should exit promptly.' carries no SHOULD / SHOULD NOT / RECOMMENDED / "
+                       "NOT RECOMMENDED, which basis spec-should rests on")}),
+        ("universal", "security", "threats: [CWE-22]\n", False,
+         {("HB015", 5, "basis security needs `attack:`, the attack it stops in one sentence")}),
         ("opinionated", "practice", "", False, {("HB043", 11, "an opinionated rule has no `## When to deviate` section")}),
         ("universal", "law", "", False, {("HB012", 5, "field 'basis' must be one of spec-must, spec-should, security, practice, not 'law'")}),
     ],
@@ -88,8 +94,10 @@ def test_basis_holds_scope_spec_and_threats(tmp_path: Path, scope: str, basis: s
         ("threats: [MCP11]\n", "field 'threats' 'MCP11' is neither a CWE id (CWE-22) nor an OWASP MCP Top 10 id (MCP01 to MCP10)"),
         ("qualifiers:\n  - {kind: conditional, when: \"HTTP only\"}\n",
          "field 'qualifiers' a conditional qualifier needs applies_to: a condition key, or a list of them (all must hold)"),
-        ("qualifiers:\n  - {kind: conditional, applies_to: [http, on-tuesdays]}\n", "field 'qualifiers' unknown condition 'on-tuesdays' in applies_to"),
-        ("qualifiers:\n  - {kind: empirical, observed: 2026-11-30, seen_by: me}\n", "field 'qualifiers' a empirical qualifier has unknown key(s) seen_by"),
+        ("qualifiers:\n  - {kind: conditional, applies_to: [http, on-tuesdays]}\n",
+         "field 'qualifiers' unknown condition 'on-tuesdays' in applies_to"),
+        ("qualifiers:\n  - {kind: empirical, observed: 2026-11-30, seen_by: me}\n",
+         "field 'qualifiers' a empirical qualifier has unknown key(s) seen_by"),
     ],
     ids=["threat-not-an-id", "threat-out-of-range", "condition-without-key", "unknown-condition", "empirical-unknown-key"],
 )
@@ -104,7 +112,8 @@ def test_threats_and_conditions_are_checked_on_their_line(tmp_path: Path, extra:
 
 def test_conditions_and_profiles_are_read_into_the_model(tmp_path: Path) -> None:
     _problems(tmp_path, scope="universal", basis="security",
-              extra="threats: [CWE-22]\nqualifiers:\n  - {kind: conditional, applies_to: [http, authorizes]}\n  - {kind: empirical, observed: 2026-11-30}\n" + ATTACK)
+              extra="threats: [CWE-22]\nqualifiers:\n  - {kind: conditional, applies_to: [http, authorizes]}\n"
+                    "  - {kind: empirical, observed: 2026-11-30}\n" + ATTACK)
     (rule,) = load_corpus(tmp_path).rules
     assert rule.conditions == ("http", "authorizes")
     assert rule.threats == ("CWE-22",)

@@ -172,7 +172,8 @@ def test_a_rule_deleted_in_history_must_be_retired(tmp_path: Path) -> None:
     out = run_in_process("check", cwd=tmp_path).stdout
     gone = [ln for ln in out.splitlines() if " HB024 " in ln]
     assert len(gone) == 1 and gone[0].startswith("content/handbook.yml:4: HB024 rule TRN-004 (deleted in "), out  # TRN-001 lives on
-    handbook.write_text(handbook.read_text().replace("retired: []", 'retired:\n  - {id: TRN-004, retired_in: "10.0.0", replaced_by: null, reason: "merged"}'))
+    handbook.write_text(handbook.read_text().replace(
+        "retired: []", 'retired:\n  - {id: TRN-004, retired_in: "10.0.0", replaced_by: null, reason: "merged"}'))
     assert " HB024 " not in run_in_process("check", cwd=tmp_path).stdout
 
 

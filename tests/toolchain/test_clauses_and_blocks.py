@@ -88,7 +88,8 @@ def test_clauses_covering_every_reason_with_a_wrong_block_each_lint_clean(tmp_pa
     ("clauses", "expect", "extra", "expected"),
     [
         ("", "too_big", "", {("HB060", 8, "an automated rule needs `clauses:`: its claim, clause by clause")}),
-        ('clauses:\n  - {says: "stops at a cap", seen_by: [too_big, too_large]}\n  - {says: "stops in time", unchecked: "no probe can wait that long"}\n',
+        ('clauses:\n  - {says: "stops at a cap", seen_by: [too_big, too_large]}\n'
+         '  - {says: "stops in time", unchecked: "no probe can wait that long"}\n',
          "too_big", "", {("HB061", 12, "clause 'stops at a cap': probe 'demo_probe' has no reason 'too_large'"),
                          ("HB062", 12, "probe 'demo_probe' can fail with too_slow, which no clause is seen_by")}),
         (BOTH, "too_big", "", {("HB063", 12, "no WRONG block breaks clause 'stops in time' alone")}),
@@ -118,7 +119,8 @@ def test_clause_problems_are_reported_at_the_clauses_field(tmp_path: Path, claus
     ids=["text-unrun", "text-norun", "norun-without-why", "unknown-promise", "unknown-prelude", "known-names"],
 )
 def test_every_block_is_run_or_says_why_not(tmp_path: Path, fence: str, expected: tuple[str, str] | None) -> None:
-    found = {(code, message) for code, _, message in _lint(tmp_path, _rule(extra="```python wrong expect=too_slow\ndef read_frames(s, l):\n    return [1]\n```\n\n" + fence + "\n"))}
+    block = "```python wrong expect=too_slow\ndef read_frames(s, l):\n    return [1]\n```\n\n"
+    found = {(code, message) for code, _, message in _lint(tmp_path, _rule(extra=block + fence + "\n"))}
     assert found == ({expected} if expected else set())
 
 
@@ -234,3 +236,9 @@ def test_every_python_block_of_the_handbook_is_proved_or_run() -> None:
     assert [b.name for _, b in python if b.norun] == []
     unproved = [b for r, b in python if not provable(r, b)]
     assert unproved and all(not b.norun for b in unproved)
+
+
+def test_a_fence_whose_options_cannot_be_split_is_reported_not_a_crash(tmp_path: Path) -> None:
+    """An unclosed quote in the fence's info string: HB035 names it, and the rest of the rule is still read."""
+    found = {(code, message) for code, _, message in _lint(tmp_path, _rule(extra='```python wrong title="unclosed\nx = 1\n```\n'))}
+    assert ("HB035", "fence info string cannot be split: No closing quotation") in found

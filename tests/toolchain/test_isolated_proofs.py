@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from mcp_handbook import load_corpus, seams
@@ -30,7 +31,7 @@ def test_only_the_loopback_rule_is_proved_in_a_network_namespace(project_root: P
 
 
 class _RecordingTarget(Target):
-    started: list[list[str]] = []
+    started: ClassVar[list[list[str]]] = []
 
     def start(self, **kwargs):  # type: ignore[override]
         _RecordingTarget.started.append(list(self.argv))

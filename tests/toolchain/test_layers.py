@@ -106,9 +106,9 @@ def imports_of(module: Module, known: dict[str, Module]) -> set[str]:
             source = _absolute(module, node)
             for alias in node.names:  # `from pkg import mod` imports pkg.mod; `from mod import name` imports mod
                 found.add(f"{source}.{alias.name}" if f"{source}.{alias.name}" in known else _known(source, known))
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
-            if node.value in known:
-                found.add(node.value)
+        elif (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+              and node.value in known):
+            found.add(node.value)
     found.discard(None)
     found.discard(module.name)
     return {name for name in found if name}

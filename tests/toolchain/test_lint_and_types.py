@@ -15,10 +15,6 @@ import sys
 import pytest
 from handbook_testing import ROOT
 
-CLEAN_UP = pytest.mark.xfail(strict=False, reason="clean-up after the issue-27 merges: the findings the "
-                                                   "configuration's first run listed are not all fixed yet")
-
-
 def require_module(name: str) -> None:
     """Skip (fail in CI) when ``python -m NAME`` cannot run: the test extras install it."""
     if importlib.util.find_spec(name) is not None:
@@ -34,7 +30,6 @@ def run_module(name: str, *args: str, timeout: float) -> subprocess.CompletedPro
                           timeout=timeout, check=False)
 
 
-@CLEAN_UP
 def test_ruff_finds_nothing() -> None:
     require_module("ruff")
     done = run_module("ruff", "check", "--no-cache", "--output-format", "concise", "tools", "tests", "benchmarks",
@@ -42,7 +37,6 @@ def test_ruff_finds_nothing() -> None:
     assert done.returncode == 0, f"ruff check tools tests benchmarks:\n{done.stdout}{done.stderr}"
 
 
-@CLEAN_UP
 @pytest.mark.slow
 def test_mypy_finds_nothing() -> None:
     require_module("mypy")
@@ -57,7 +51,7 @@ def test_the_configuration_is_the_one_the_tools_read() -> None:
 
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     tool = config["tool"]
-    assert {"E", "F", "B"} <= set(tool["ruff"]["lint"]["select"])
+    assert {"E", "F", "B"} <= set(tool["ruff"]["lint"]["select"])  # not I: pyproject.toml says why
     assert tool["mypy"]["files"] == ["tools"] and tool["mypy"]["check_untyped_defs"] is True
     extras = " ".join(config["project"]["optional-dependencies"]["test"])
     assert "ruff" in extras and "mypy" in extras

@@ -131,7 +131,8 @@ def test_parser_code_edited_while_a_process_runs_never_keys_that_process_s_resul
             "from mcp_handbook.parse_cache import parse_cached\n"  # the old parser is loaded now
             f"p = pathlib.Path({str(fields)!r})\n"
             "s = p.read_text()\n"
-            "p.write_text(s.replace('CONDITIONS: dict[str, str] = {', 'CONDITIONS: dict[str, str] = {\\n    \"hb-new-condition\": \"a condition added while this ran\",', 1))\n"
+            "p.write_text(s.replace('CONDITIONS: dict[str, str] = {', 'CONDITIONS: dict[str, str] = {\\n    "
+            "\"hb-new-condition\": \"a condition added while this ran\",', 1))\n"
             f"c = parse_cached(pathlib.Path({str(handbook)!r}))\n"
             "print(sum('hb-new-condition' in str(d) for d in c.diagnostics))\n")
     fresh = (f"import pathlib\nfrom mcp_handbook.parse_cache import parse_cached\n"

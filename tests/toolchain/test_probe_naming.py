@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from mcp_handbook import load_corpus, naming
-from mcp_handbook.model import Corpus, Location
+from mcp_handbook.model import Corpus
 from mcp_handbook.naming import NAMED_APART, gate_folder, naming_scheme, probe_name
 from mcp_handbook.probes import PROBES
 from mcp_handbook.vocabulary import toolchain_vocabulary

@@ -69,7 +69,7 @@ def test_the_table_is_the_ten_categories_in_order_each_with_what_authors_cannot_
     for c in CATEGORIES:
         assert c.name and c.description.endswith(".") and c.beyond_server.endswith("."), c.id
         assert c.anchor == c.id.lower()
-    assert OWASP_MCP_TOP10 == f"OWASP MCP Top 10 ({threats.LIST_STATUS}, as read {threats.LIST_READ_ON})"
+    assert f"OWASP MCP Top 10 ({threats.LIST_STATUS}, as read {threats.LIST_READ_ON})" == OWASP_MCP_TOP10
 
 
 def test_the_names_are_the_lists_own_as_read_on_the_pinned_day() -> None:

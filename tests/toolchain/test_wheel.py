@@ -2,7 +2,8 @@
 checkout.
 
 Built the way a release is (tests/toolchain/release_build.py: ``python -m build`` on the files git tracks), then
-installed with its dependencies into a virtual environment that sees no other site-packages (a dependency missing from the wheel's metadata would fail here, not on a user's machine).
+installed with its dependencies into a virtual environment that sees no other site-packages (a dependency missing
+from the wheel's metadata would fail here, not on a user's machine).
 From an empty folder, with no ``PYTHONPATH``, the installed tool prints its version, audits the reference server
 it carries and a third-party server, exports a worksheet and reports on what the audit wrote.
 

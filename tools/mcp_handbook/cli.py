@@ -10,6 +10,7 @@ import importlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from . import load_corpus
 from . import snippets as snippet_files
 from .command import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, UsageError, doctrine_root, handbook_root
@@ -40,7 +41,7 @@ def version_text(root: str | None) -> str:
 class VersionAction(argparse.Action):
     """``--version``: printed when met, like argparse's own, but the doctrine's version is read only then."""
 
-    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option: str | None = None) -> None:

@@ -245,7 +245,8 @@ FIELDS: tuple[Field, ...] = (
     Field("scope", _one_of(SCOPES), True, "universal | opinionated | stack"),
     Field("stack", _text, False, "stack label; required when scope is stack"),
     Field("qualifiers", _qualifiers, False, "empirical (observed date) / conditional (precondition)"),
-    Field("basis", _one_of(BASES), True, "spec-must | spec-should (the cited `spec` says so) | security (cite `threats`) | practice (this handbook's advice)"),
+    Field("basis", _one_of(BASES), True,
+          "spec-must | spec-should (the cited `spec` says so) | security (cite `threats`) | practice (this handbook's advice)"),
     Field("threats", _threats, False, "weaknesses the rule prevents: CWE ids and OWASP MCP Top 10 ids; required when basis is security"),
     Field("severity", _one_of(SEVERITIES), True, "high | medium | low"),
     Field("gate", _text, True, "checklist section key from content/handbook.yml"),
@@ -256,7 +257,8 @@ FIELDS: tuple[Field, ...] = (
     Field("since", _version, True, "doctrine version that introduced the rule"),
     Field("summary", _text, False, "one-sentence claim for tables and the worksheet"),
     Field("fix", _fix, False, "automated rules: what an author changes when the probe fails, one imperative sentence of at most 120 characters"),
-    Field("quote", _quotes, False, "spec-must / spec-should: the exact sentence(s) of the cited revision the rule rests on, with the keyword of its basis"),
+    Field("quote", _quotes, False,
+          "spec-must / spec-should: the exact sentence(s) of the cited revision the rule rests on, with the keyword of its basis"),
     Field("attack", _attack, False, "basis security: the attack the rule stops, in one sentence"),
     Field("clauses", _clauses, False, "automated rules: the claim as clauses, each seen_by probe reasons or unchecked with why"),
     Field("related", _id_list, False, "ids of related rules"),
@@ -286,9 +288,11 @@ def basis_problems(data: Mapping[str, Any]) -> list[tuple[str, str, str]]:
             hint = f"basis {basis} allows scope {' or '.join(SCOPES_FOR_BASIS[basis])}; an opinion is basis practice"
         problems.append(("scope", f"scope {scope} does not fit basis {basis}", hint))
     if basis.startswith("spec-") and not data.get("spec"):
-        problems.append(("basis", f"basis {basis} needs the `spec:` the keyword stands in", "add `spec: REVISION page#section`, e.g. spec: 2025-11-25 basic/transports#stdio"))
+        problems.append(("basis", f"basis {basis} needs the `spec:` the keyword stands in",
+                         "add `spec: REVISION page#section`, e.g. spec: 2025-11-25 basic/transports#stdio"))
     if basis == "security" and not data.get("threats"):
-        problems.append(("basis", "basis security needs `threats:` naming the weakness", "add e.g. `threats: [CWE-22, MCP05]` (CWE ids, OWASP MCP Top 10 ids)"))
+        problems.append(("basis", "basis security needs `threats:` naming the weakness",
+                         "add e.g. `threats: [CWE-22, MCP05]` (CWE ids, OWASP MCP Top 10 ids)"))
     if basis == "security" and not data.get("attack"):
         problems.append(("basis", "basis security needs `attack:`, the attack it stops in one sentence",
                          "add e.g. `attack: A model-chosen path such as ../../.ssh/id_ed25519 reads the user's private key.`"))

@@ -53,7 +53,8 @@ def duplicate_ids(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[
     first: dict[str, Rule] = {}
     for rule in sorted(corpus.rules, key=lambda r: r.path):
         if rule.id in first:
-            yield _diag(rule.path, rule.line_of("id"), "HB020", f"id {rule.id} is already used by {first[rule.id].path}", "pick the next free id in this area")
+            yield _diag(rule.path, rule.line_of("id"), "HB020", f"id {rule.id} is already used by {first[rule.id].path}",
+                        "pick the next free id in this area")
         else:
             first[rule.id] = rule
 
@@ -87,14 +88,16 @@ def retired_registry(corpus: Corpus, _known: Vocabulary | None = None) -> Iterab
         replaced = entry.get("replaced_by")
         for other in replaced if isinstance(replaced, list) else [replaced] if isinstance(replaced, str) else []:
             if other not in known:
-                yield _diag(path, line, "HB025", f"{rule_id} is replaced by {other}, which is no rule", "name the rule that took its place, or write `replaced_by: null` with `reason:`")
+                yield _diag(path, line, "HB025", f"{rule_id} is replaced by {other}, which is no rule",
+                            "name the rule that took its place, or write `replaced_by: null` with `reason:`")
 
 
 def known_gates(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Diagnostic]:
     keys = {g.key for g in corpus.gates}
     for rule in corpus.rules:
         if rule.gate and rule.gate not in keys:
-            yield _diag(rule.path, rule.line_of("gate"), "HB022", f"gate {rule.gate!r} is not declared in content/handbook.yml", f"use one of: {', '.join(sorted(keys))}")
+            yield _diag(rule.path, rule.line_of("gate"), "HB022", f"gate {rule.gate!r} is not declared in content/handbook.yml",
+                        f"use one of: {', '.join(sorted(keys))}")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -156,7 +159,8 @@ def snippets_and_probes(corpus: Corpus, known: Vocabulary | None = None) -> Iter
             continue
         probes = sorted(known.probes) if known is not None else []
         if not rule.probe:
-            yield _diag(rule.path, rule.line_of("check"), "HB030", "an automated rule needs a probe", f"add `probe:` with one of: {', '.join(probes) or 'the probes in tools/mcp_handbook/probes/'}")
+            yield _diag(rule.path, rule.line_of("check"), "HB030", "an automated rule needs a probe",
+                        f"add `probe:` with one of: {', '.join(probes) or 'the probes in tools/mcp_handbook/probes/'}")
         elif known is not None and rule.probe not in known.probes:
             yield _diag(rule.path, rule.line_of("probe"), "HB031", f"unknown probe {rule.probe!r}", f"known probes: {', '.join(probes)}")
         for kind in ("wrong", "correct"):
@@ -168,14 +172,16 @@ def snippets_and_probes(corpus: Corpus, known: Vocabulary | None = None) -> Iter
                 )
         for snippet in runnable:
             if known is not None and snippet.seam and snippet.seam not in known.seams:
-                yield _diag(snippet.location.path, snippet.location.line, "HB032", f"unknown seam {snippet.seam!r}", f"known seams: {', '.join(sorted(known.seams))}")
+                yield _diag(snippet.location.path, snippet.location.line, "HB032", f"unknown seam {snippet.seam!r}",
+                            f"known seams: {', '.join(sorted(known.seams))}")
 
 
 def body_sections(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Diagnostic]:
     for rule in corpus.rules:
         missing = [s for s in REQUIRED_SECTIONS if s not in rule.sections]
         if missing:
-            yield _diag(rule.path, rule.body_line, "HB040", f"missing body section(s): {', '.join(missing)}", "add a `## " + missing[0] + "` heading with its text")
+            yield _diag(rule.path, rule.body_line, "HB040", f"missing body section(s): {', '.join(missing)}",
+                        "add a `## " + missing[0] + "` heading with its text")
         if rule.scope == "opinionated" and DEVIATE_SECTION not in rule.sections:
             yield _diag(rule.path, rule.body_line, "HB043", f"an opinionated rule has no `## {DEVIATE_SECTION}` section",
                         "say in a few lines why the rule is not universal and when a team may reasonably do otherwise")
@@ -186,7 +192,8 @@ def related_ids(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Di
     for rule in corpus.rules:
         for other in rule.related:
             if other not in ids:
-                yield _diag(rule.path, rule.line_of("related"), "HB041", f"related rule {other} does not exist", "fix the id or remove it from `related:`")
+                yield _diag(rule.path, rule.line_of("related"), "HB041", f"related rule {other} does not exist",
+                            "fix the id or remove it from `related:`")
 
 
 def threat_categories(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Diagnostic]:
@@ -218,7 +225,8 @@ def clauses_and_reasons(corpus: Corpus, known: Vocabulary | None = None) -> Iter
             continue  # the field itself is malformed: HB012 says so, once
         if not rule.clauses:
             yield _diag(rule.path, rule.line_of("check"), "HB060", "an automated rule needs `clauses:`: its claim, clause by clause",
-                        "add `clauses:` with {says: CLAUSE, seen_by: [REASON]} for what the probe sees and {says: CLAUSE, unchecked: WHY} for the rest")
+                        "add `clauses:` with {says: CLAUSE, seen_by: [REASON]} for what the probe sees and "
+                        "{says: CLAUSE, unchecked: WHY} for the rest")
             continue
         reasons = known.probes.get(rule.probe) if known is not None else None
         if reasons is not None:
@@ -251,7 +259,8 @@ def fix_lines(corpus: Corpus, _known: Vocabulary | None = None) -> Iterable[Diag
     for rule in corpus.rules:
         if rule.check == "automated" and not rule.fix:
             yield _diag(rule.path, rule.line_of("check"), "HB065", "an automated rule has no `fix:`, the line an audit gives an author who fails it",
-                        'add `fix: "Cap each frame at the reader: refuse lines over 1 MiB before parsing."` (one imperative sentence, at most 120 characters)')
+                        'add `fix: "Cap each frame at the reader: refuse lines over 1 MiB before parsing."` '
+                        "(one imperative sentence, at most 120 characters)")
 
 
 def blocks_run(corpus: Corpus, known: Vocabulary | None = None) -> Iterable[Diagnostic]:

@@ -1,7 +1,6 @@
 """Parse ``content/`` once into a :class:`~mcp_handbook.model.Corpus`.
 
-Problems become :class:`~mcp_handbook.model.Diagnostic` values carrying
-``path:line``; parsing never raises on bad content.
+Problems become :class:`~mcp_handbook.model.Diagnostic` values carrying ``path:line``; parsing never raises on bad content.
 """
 
 from __future__ import annotations
@@ -9,8 +8,7 @@ from __future__ import annotations
 import re
 import functools
 import shlex
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -111,7 +109,8 @@ def _check_fields(data: dict[str, Any], lines: dict[str, int], fm_line: int, sin
         if problem:
             sink.add(lines.get(spec.name, fm_line), "HB012", f"field {spec.name!r} {problem}", spec.help)
     if data.get("scope") == "stack" and not data.get("stack"):
-        sink.add(lines.get("scope", fm_line), "HB013", "scope is stack but no stack label is given", "add `stack: LABEL` (e.g. Python, stateful-backends)")
+        sink.add(lines.get("scope", fm_line), "HB013", "scope is stack but no stack label is given",
+                 "add `stack: LABEL` (e.g. Python, stateful-backends)")
     if data.get("stack") and data.get("scope") != "stack":
         sink.add(lines.get("stack", fm_line), "HB013", "a stack label is given but scope is not stack", "set `scope: stack` or remove `stack:`")
     for key, problem, hint in basis_problems(data):
@@ -178,9 +177,11 @@ def _check_links(tok: Any, env: dict, path: Path, content: Path, sink: _Sink) ->
             continue
         resolved = (path.parent / target).resolve()
         if not resolved.is_relative_to(content):
-            sink.add(line, "HB042", f"link {href!r} leaves content/, so the site cannot serve it", "link a page under content/, or use a full https:// address")
+            sink.add(line, "HB042", f"link {href!r} leaves content/, so the site cannot serve it",
+                     "link a page under content/, or use a full https:// address")
         elif not resolved.exists():
-            sink.add(line, "HB042", f"link {href!r} points to a file that does not exist", "fix the path; it is relative to this file, e.g. ../security/path-containment.md")
+            sink.add(line, "HB042", f"link {href!r} points to a file that does not exist",
+                     "fix the path; it is relative to this file, e.g. ../security/path-containment.md")
 
 
 def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]]:
@@ -226,6 +227,8 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
         line = tok.map[0] + 1
         if error:
             sink.add(line, "HB035", error, 'write e.g. ```python wrong seam=resolve_path title="prefix check"')
+        if kind is None:
+            continue  # the fence's info string could not be read: HB035 says so
         if kind == "example":
             examples.append(_block(rule_id, "example", len(examples) + 1, language, tok, line, rel, options, None))
             continue
@@ -233,27 +236,26 @@ def parse_rule_file(path: Path, rel: str) -> tuple[Rule | None, list[Diagnostic]
         if options.get("same-as") and tok.content.strip():
             sink.add(line, "HB044", f"a block with same-as={options['same-as']} takes its code from there, but this fence holds code",
                      "leave the fence empty: the one source is the block it names")
-        snippets.append(
-            Snippet(
-                rule_id=rule_id,
-                kind=kind,  # type: ignore[arg-type]
-                index=counts[kind],
-                language=language,
-                code=tok.content,
-                location=Location(rel, line, tok.map[1]),
-                code_line=line + 1,
-                seam=(options.get("seam") or data.get("seam") or None) if language == "python" else None,
-                title=options.get("title", ""),
-                expect=_names(options.get("expect", "")),
-                raises=_names(options.get("raises", "")),
-                promise=options.get("promise", ""),
-                needs=_names(options.get("needs", "")),
-                norun=options.get("norun", ""),
-                same_as=options.get("same-as", ""),
-            )
-        )
+        snippets.append(Snippet(
+            rule_id=rule_id,
+            kind=kind,  # type: ignore[arg-type]
+            index=counts[kind],
+            language=language,
+            code=tok.content,
+            location=Location(rel, line, tok.map[1]),
+            code_line=line + 1,
+            seam=(options.get("seam") or data.get("seam") or None) if language == "python" else None,
+            title=options.get("title", ""),
+            expect=_names(options.get("expect", "")),
+            raises=_names(options.get("raises", "")),
+            promise=options.get("promise", ""),
+            needs=_names(options.get("needs", "")),
+            norun=options.get("norun", ""),
+            same_as=options.get("same-as", ""),
+        ))
     if spec_cited_at and not data.get("spec"):
-        sink.add(spec_cited_at, "HB014", "a protocol rule (its References cite the MCP specification) names no revision: no `spec:`, none in the citation",
+        sink.add(spec_cited_at, "HB014", "a protocol rule (its References cite the MCP specification) names no "
+                 "revision: no `spec:`, none in the citation",
                  "add `spec: REVISION page#section` to the front matter, e.g. spec: 2025-11-25 basic/transports#stdio")
     if sink.items and any(d.code in {"HB011", "HB012"} and "'id'" in d.message for d in sink.items):
         return None, sink.items
@@ -328,15 +330,18 @@ def _retired_entries(text: str, raw: Any, key_line: int, sink: _Sink) -> tuple[d
     if raw is None or raw == []:
         return ()
     if not isinstance(raw, list):
-        sink.add(key_line, "HB023", "`retired:` must be a list of entries", "write `retired: []` or one `- {id: ..., retired_in: ..., replaced_by: ...}` per line")
+        sink.add(key_line, "HB023", "`retired:` must be a list of entries",
+                 "write `retired: []` or one `- {id: ..., retired_in: ..., replaced_by: ...}` per line")
         return ()
     node = yaml.compose(text, Loader=YAML_LOADER)
-    items = next((v.value for k, v in node.value if k.value == "retired" and isinstance(v, yaml.SequenceNode)), [])
+    pairs = node.value if node is not None else []
+    items: list[yaml.Node] = next((v.value for k, v in pairs if k.value == "retired" and isinstance(v, yaml.SequenceNode)), [])
     entries = []
     for index, item in enumerate(raw):
         line = items[index].start_mark.line + 1 if index < len(items) else key_line
         if not isinstance(item, dict):
-            sink.add(line, "HB023", f"retired entry #{index + 1} is not a mapping", "write `- {id: SEC-004, retired_in: \"0.3.0\", replaced_by: SEC-009}`")
+            sink.add(line, "HB023", f"retired entry #{index + 1} is not a mapping",
+                     "write `- {id: SEC-004, retired_in: \"0.3.0\", replaced_by: SEC-009}`")
             continue
         for problem, hint in retirement_problems(item):
             sink.add(line, "HB023", f"retired entry {item.get('id', f'#{index + 1}')}: {problem}", hint)
@@ -371,9 +376,9 @@ def _with_shared_code(rules: list[Rule]) -> list[Rule]:
         if not shared:
             out.append(rule)
             continue
-        filled = {s.name: dataclasses.replace(s, code=source.code) for s in shared
+        filled = {s.name: replace(s, code=source.code) for s in shared
                   if isinstance(source := shared_source(blocks, s), Snippet)}
-        out.append(dataclasses.replace(rule, snippets=tuple(filled.get(s.name, s) for s in rule.snippets)))
+        out.append(replace(rule, snippets=tuple(filled.get(s.name, s) for s in rule.snippets)))
     return out
 
 

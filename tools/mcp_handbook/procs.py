@@ -104,7 +104,8 @@ def pipe_links(*fds: int) -> frozenset[str]:
 
 def holding(links: frozenset[str]) -> list[Proc]:
     """Processes other than this one with any of these pipes open."""
-    me, found = os.getpid(), []
+    me = os.getpid()
+    found: list[Proc] = []
     if not links:
         return found
     for pid in _pids():
@@ -128,7 +129,8 @@ def holding(links: frozenset[str]) -> list[Proc]:
 
 def carrying(marker: str) -> list[Proc]:
     """Processes other than this one whose environment holds ``marker`` (the audit's canary secret)."""
-    me, needle, found = os.getpid(), marker.encode(), []
+    me, needle = os.getpid(), marker.encode()
+    found: list[Proc] = []
     if not marker:
         return found
     for pid in _pids():

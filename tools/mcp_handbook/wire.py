@@ -307,6 +307,8 @@ class WireSession(StreamReading, JsonRpcClient):
     def _unread(self, name: str) -> int:
         """Bytes written to the pipe that its reader has not taken yet (0 once it is closed)."""
         pipe = self.proc.stdout if name == "stdout" else self.proc.stderr
+        if pipe is None:
+            return 0
         try:
             return struct.unpack("i", fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
         except (OSError, ValueError, AttributeError):

@@ -145,7 +145,7 @@ def _tool_from(module: Any) -> ToolEntry:
 
     from reference_server.snippet_guard import guard
 
-    tool, handle = getattr(module, "TOOL"), getattr(module, "handle")
+    tool, handle = module.TOOL, module.handle
     if not isinstance(tool, dict) or not isinstance(tool.get("name"), str) or not isinstance(
             tool.get("inputSchema"), dict):
         raise TypeError("TOOL must be a dict with a string 'name' and a dict 'inputSchema'")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from reference_server.registry import ToolEntry, annotations
+from reference_server.registry import ToolEntry, tool_annotations
 from reference_server.results import text_result
 
 TYPE_CHECKING = False
@@ -37,8 +37,8 @@ SLOW_ECHO = {
         "required": ["text"],
         "additionalProperties": False,
     },
-    "annotations": annotations(title="Echo text after a delay (test tool)", read_only=True, destructive=False,
-                               idempotent=True, open_world=False),
+    "annotations": tool_annotations(title="Echo text after a delay (test tool)", read_only=True, destructive=False,
+                                    idempotent=True, open_world=False),
 }
 
 FAIL_ALWAYS = {
@@ -47,8 +47,8 @@ FAIL_ALWAYS = {
     "description": "Always raise an internal error, to test that failures are reported safely. For testing "
                    "only; never useful to call otherwise. No side effects.",
     "inputSchema": {"type": "object", "additionalProperties": False},
-    "annotations": annotations(title="Always fail (test tool)", read_only=True, destructive=False,
-                               idempotent=True, open_world=False),
+    "annotations": tool_annotations(title="Always fail (test tool)", read_only=True, destructive=False,
+                                    idempotent=True, open_world=False),
 }
 
 COUNT_STEPS = {
@@ -68,8 +68,8 @@ COUNT_STEPS = {
         },
         "additionalProperties": False,
     },
-    "annotations": annotations(title="Count in timed steps, reporting progress (test tool)", read_only=True,
-                               destructive=False, idempotent=True, open_world=False),
+    "annotations": tool_annotations(title="Count in timed steps, reporting progress (test tool)", read_only=True,
+                                    destructive=False, idempotent=True, open_world=False),
 }
 
 
@@ -116,8 +116,8 @@ FETCH_URL = {
         "required": ["url"],
         "additionalProperties": False,
     },
-    "annotations": annotations(title="Fetch a web page (test tool)", read_only=True, destructive=False,
-                               idempotent=True, open_world=True),
+    "annotations": tool_annotations(title="Fetch a web page (test tool)", read_only=True, destructive=False,
+                                    idempotent=True, open_world=True),
 }
 
 

@@ -11,6 +11,8 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import socket
+    import threading
     from collections.abc import Callable, Collection
 
 ALLOW_ENV = "HB_FETCH_ALLOW"
@@ -75,7 +77,7 @@ def check_url(url: str, allow: Collection[str]) -> str:
         answers = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError):
         raise PermissionError(f"the host name {parts.hostname!r} does not resolve") from None
-    addresses = [info[4][0] for info in answers]
+    addresses = [str(info[4][0]) for info in answers]  # a host string for AF_INET and AF_INET6
     if f"{parts.hostname}:{port}" in allow and addresses:
         return addresses[0]
     internal = [a for a in addresses if not is_public(a)]
@@ -85,7 +87,7 @@ def check_url(url: str, allow: Collection[str]) -> str:
     return addresses[0]
 
 
-def _watchdog(sock: object, deadline: float) -> tuple[object, object]:
+def _watchdog(sock: socket.socket, deadline: float) -> tuple[threading.Timer, socket.socket]:
     """A timer that shuts ``sock``'s connection down at ``deadline`` (through a handle of its own, which TLS cannot
     take over), so any read waiting on it returns: the TLS handshake, the status line, the headers, the body. A
     timeout on each read would let a response sent a byte at a time run on for ever. Returns (timer, handle)."""
@@ -93,7 +95,7 @@ def _watchdog(sock: object, deadline: float) -> tuple[object, object]:
     import threading
     import time
 
-    handle = sock.dup()  # type: ignore[attr-defined]
+    handle = sock.dup()
     timer = threading.Timer(deadline - time.monotonic(), handle.shutdown, [socket.SHUT_RDWR])
     timer.daemon = True
     timer.start()
@@ -117,6 +119,7 @@ def fetch_url(url: str, policy: FetchPolicy) -> bytes:
         parts = urlsplit(url)
         https = parts.scheme == "https"
         kind = http.client.HTTPSConnection if https else http.client.HTTPConnection
+        assert parts.hostname is not None  # check_url resolved it
         connection = kind(parts.hostname, parts.port)  # the name stays for the Host header and the certificate
         sock = socket.create_connection((address, connection.port), max(deadline - time.monotonic(), 0.01))
         timer, handle = _watchdog(sock, deadline)

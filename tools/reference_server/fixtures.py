@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from reference_server.registry import ToolEntry, annotations
+from reference_server.registry import ToolEntry, tool_annotations
 from reference_server.results import text_result
 
 TYPE_CHECKING = False
@@ -30,8 +30,8 @@ def _define(name: str, description: str, schema: dict[str, Any] | None = None) -
     title = name.replace("_", " ").capitalize()
     return {"name": name, "title": title, "description": description + " Conformance fixture; no side effects.",
             "inputSchema": schema or _NO_ARGS,
-            "annotations": annotations(title=title, read_only=True, destructive=False, idempotent=True,
-                                       open_world=False)}
+            "annotations": tool_annotations(title=title, read_only=True, destructive=False, idempotent=True,
+                                            open_world=False)}
 
 
 def _simple_text(args: dict[str, Any], ctx: Context) -> dict[str, Any]:

@@ -75,7 +75,8 @@ def accepts_json_and_events(accept: str) -> bool:
 
 def modern_status(message: dict[str, Any]) -> int:
     error = message.get("error")
-    return MODERN_ERROR_STATUS.get(error.get("code"), 200) if type(error) is dict else 200
+    code = error.get("code") if type(error) is dict else None
+    return MODERN_ERROR_STATUS.get(code, 200) if isinstance(code, int) else 200
 
 
 def legacy_status(message: dict[str, Any]) -> int:
@@ -180,6 +181,7 @@ class McpHandler(socketserver.BaseRequestHandler):
 
     # -- POST: one JSON-RPC message ---------------------------------------------------------------------
     def _post(self) -> None:
+        assert self.head is not None  # handle() serves a request once its head is read
         if self.headers.get("content-type", "").partition(";")[0].strip().lower() != "application/json":
             return self._refuse(415, "Unsupported Media Type: send Content-Type: application/json")
         if not accepts_json_and_events(self.headers.get("accept", "")):
@@ -273,6 +275,7 @@ class McpHandler(socketserver.BaseRequestHandler):
         self._deliver(exchange)
 
     def _serve_modern(self, msg: dict[str, Any]) -> None:
+        assert self.head is not None  # handle() serves a request once its head is read
         duplicated = next((name for name in ROUTING_HEADERS if name in self.head.repeated), None)
         if duplicated is not None:  # a router reading the first copy and one reading the last would disagree
             return self.write_json(400, seams.SEAMS["error_response"](

@@ -96,7 +96,9 @@ class McpHttpServer(socketserver.ThreadingTCPServer):
 
     def handle_error(self, request: object, client_address: object) -> None:
         """A connection's handler failed: one log record instead of ``socketserver``'s traceback on stderr."""
-        self.engine.log("error", "http_connection_failed", traceback=format_exception(sys.exception()))
+        exc = sys.exception()
+        assert exc is not None  # socketserver calls this from its except clause
+        self.engine.log("error", "http_connection_failed", traceback=format_exception(exc))
 
     def new_scope(self) -> str:
         """A scope for one 2026-07-28 request's id: ids are unique only among one client's requests in flight."""

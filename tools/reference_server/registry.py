@@ -85,8 +85,8 @@ class Context:
             self._notify(notification)
 
 
-def annotations(*, read_only: bool, destructive: bool, idempotent: bool, open_world: bool,
-                title: str) -> dict[str, Any]:
+def tool_annotations(*, read_only: bool, destructive: bool, idempotent: bool, open_world: bool,
+                     title: str) -> dict[str, Any]:
     """All four hints spelled out, so no tool relies on the (surprising) spec defaults."""
     return {"title": title, "readOnlyHint": read_only, "destructiveHint": destructive,
             "idempotentHint": idempotent, "openWorldHint": open_world}

@@ -48,7 +48,7 @@ def _innermost(exc: BaseException) -> tuple[str, int]:
 
 def report(name: str, path: str, exc: BaseException, allowed: tuple[type[BaseException], ...]) -> None:
     """Write the marker when ``exc`` was raised in the snippet's own code and is not in its contract."""
-    if isinstance(exc, allowed) or isinstance(exc, (GeneratorExit, KeyboardInterrupt, SystemExit)):
+    if isinstance(exc, (*allowed, GeneratorExit, KeyboardInterrupt, SystemExit)):
         return
     filename, line = _innermost(exc)
     if filename and os.path.realpath(filename) == os.path.realpath(path):

@@ -7,4 +7,4 @@ the dict here breaks the import cycle without a per-call import statement.
 """
 from __future__ import annotations
 
-SEAMS: dict = {}  # type: ignore[type-arg]
+SEAMS: dict = {}

@@ -7,7 +7,7 @@ side effects; every property is described, bounded and closed with
 """
 from __future__ import annotations
 
-from reference_server.registry import annotations
+from reference_server.registry import tool_annotations
 
 _PATH = {"type": "string", "minLength": 1, "maxLength": 4096,
          "description": "Path relative to the workspace root, e.g. \"docs/intro.md\". "
@@ -31,8 +31,8 @@ DEFINITIONS = {
             "required": ["path"],
             "additionalProperties": False,
         },
-        "annotations": annotations(title="Read a workspace file", read_only=True, destructive=False,
-                                   idempotent=True, open_world=False),
+        "annotations": tool_annotations(title="Read a workspace file", read_only=True, destructive=False,
+                                        idempotent=True, open_world=False),
     },
     "list_directory": {
         "name": "list_directory",
@@ -54,8 +54,8 @@ DEFINITIONS = {
             },
             "additionalProperties": False,
         },
-        "annotations": annotations(title="List a workspace directory", read_only=True, destructive=False,
-                                   idempotent=True, open_world=False),
+        "annotations": tool_annotations(title="List a workspace directory", read_only=True, destructive=False,
+                                        idempotent=True, open_world=False),
     },
     "search_files": {
         "name": "search_files",
@@ -91,8 +91,8 @@ DEFINITIONS = {
             "required": ["matches", "truncated", "files_scanned"],
             "additionalProperties": False,
         },
-        "annotations": annotations(title="Search workspace files for text", read_only=True, destructive=False,
-                                   idempotent=True, open_world=False),
+        "annotations": tool_annotations(title="Search workspace files for text", read_only=True, destructive=False,
+                                        idempotent=True, open_world=False),
     },
     "append_note": {
         "name": "append_note",
@@ -114,8 +114,8 @@ DEFINITIONS = {
             "required": ["title", "text"],
             "additionalProperties": False,
         },
-        "annotations": annotations(title="Append a note to notes.md", read_only=False, destructive=False,
-                                   idempotent=False, open_world=False),
+        "annotations": tool_annotations(title="Append a note to notes.md", read_only=False, destructive=False,
+                                        idempotent=False, open_world=False),
     },
     "run_command": {
         "name": "run_command",
@@ -141,7 +141,7 @@ DEFINITIONS = {
             "required": ["program"],
             "additionalProperties": False,
         },
-        "annotations": annotations(title="Run an allow-listed command", read_only=True, destructive=False,
-                                   idempotent=True, open_world=False),
+        "annotations": tool_annotations(title="Run an allow-listed command", read_only=True, destructive=False,
+                                        idempotent=True, open_world=False),
     },
 }

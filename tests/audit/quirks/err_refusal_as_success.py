@@ -15,10 +15,8 @@ TEXT = tiny.option("--text") or "refusal"
 
 def call(name: object, arguments: dict) -> dict:
     path = str(arguments.get("path"))
-    if TEXT == "refusal":
-        text = f"Error: ENOENT: no such file or directory, open '{path}'"
-    else:
-        text = f"Scanned 0 lines of {path}: 0 errors, 0 warnings"
+    text = (f"Error: ENOENT: no such file or directory, open '{path}'" if TEXT == "refusal"
+            else f"Scanned 0 lines of {path}: 0 errors, 0 warnings")
     return {"content": [{"type": "text", "text": text}]}
 
 

@@ -1,8 +1,9 @@
 """A read-only status tool that runs ``true`` (a program started by name, with no timeout argument in its schema).
 
 By default the server runs the child with ``subprocess.run(..., timeout=2)``, which kills it when the deadline
-passes (a fixed internal deadline, as SEC-006 asks of a tool with no timeout argument). ``--no-deadline`` waits as long as the child runs; ``--abandon`` answers at the deadline and leaves the child
-running; ``--no-child`` answers without starting anything.
+passes (a fixed internal deadline, as SEC-006 asks of a tool with no timeout argument). ``--no-deadline`` waits as
+long as the child runs; ``--abandon`` answers at the deadline and leaves the child running; ``--no-child`` answers
+without starting anything.
 """
 
 from __future__ import annotations

@@ -201,7 +201,8 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--location", metavar="PATH", help="for SARIF: the file each finding points at, the server's manifest or "
                    "entry file relative to the repository root (default: the repository root)")
     p.add_argument("--timeout", type=_positive, default=DEFAULTS.timeout, metavar="S", help="seconds for the whole audit (default %(default)g)")
-    p.add_argument("--probe-timeout", type=_positive, default=DEFAULTS.probe_timeout, metavar="S", help="seconds one probe may take (default %(default)g)")
+    p.add_argument("--probe-timeout", type=_positive, default=DEFAULTS.probe_timeout, metavar="S",
+                   help="seconds one probe may take (default %(default)g)")
     p.add_argument("--wait", type=_positive, default=DEFAULTS.wait, metavar="S", help="seconds to wait for one answer (default %(default)g)")
     p.add_argument("--jobs", type=int, default=0, metavar="N", help="probes run at once (default: two per core, at most 8)")
     p.add_argument(

@@ -100,11 +100,13 @@ def run_audit(
 ) -> AuditResult:
     """Audit the stdio server ``command`` against every automated rule of ``corpus``."""
     if probes is None:
-        from ..probes import PROBES as probes
+        from ..probes import PROBES
+        probes = PROBES
     if options.url:
         if command:
             raise AuditError("give either --url or a server command after --, not both")
-        argv, program_dir = [], None
+        argv: list[str] = []
+        program_dir = None
     else:
         argv, program_dir = resolve_command(command)
     started = time.monotonic()
@@ -156,7 +158,7 @@ def run_audit(
                     verdicts[facts.defect_probe] = failed(facts.defect_reason, f"{stopped}; the audit stopped there",
                                                           *pre.target.sessions[0].transcript(limit=8))
             elif STDOUT_PROBE in plan:
-                own = runs[STDOUT_PROBE] if STDOUT_PROBE in runs else None
+                own = runs.get(STDOUT_PROBE)
                 verdicts[STDOUT_PROBE] = stdout_unreadable(stopped, own.finding() if own else None,
                                                             own.target if own else pre.target)
         verdicts = {name: masked(finding, pre.target) for name, finding in verdicts.items()}

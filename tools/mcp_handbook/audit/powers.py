@@ -17,7 +17,8 @@ from ..probes.schemas import code_params
 from ..probes.security.ssrf import url_param
 from ..probes.support import PATH_PARAMS, PROGRAM_PARAMS, properties, string_params
 
-COMMAND_WORDS = re.compile(r"\b(?:shell|bash|terminal|(?:run|execute|exec)s?\s+(?:a\s+|the\s+)?(?:shell\s+)?(?:commands?|process(?:es)?|programs?))\b", re.I)
+COMMAND_WORDS = re.compile(r"\b(?:shell|bash|terminal|(?:run|execute|exec)s?\s+(?:a\s+|the\s+)?(?:shell\s+)?"
+                           r"(?:commands?|process(?:es)?|programs?))\b", re.I)
 """What a tool's name or description says when it runs commands."""
 ENVIRONMENT_NAME = re.compile(
     r"(?:^|[-_.\s])(?:env|environ|environment[-_\s]?var(?:iable)?s?|env[-_\s]?vars?)(?:$|[-_.\s])", re.I)
@@ -77,7 +78,8 @@ def _reads_environment(tool: dict[str, Any]) -> str | None:
 
 
 def _writes(tool: dict[str, Any]) -> str | None:
-    hints = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+    hints = tool.get("annotations")
+    hints = hints if isinstance(hints, dict) else {}
     if hints.get("destructiveHint") is True and hints.get("readOnlyHint") is not True:
         return "annotated destructive"
     if hints.get("readOnlyHint") is False:

@@ -143,6 +143,7 @@ def handshake(facts: ServerFacts, target: Target) -> Finding:
         return failed("no_answer", facts.problem, *evidence)
     facts.era = "handshake" if facts.legacy else MODERN_REVISION
     lister = session if facts.legacy else modern
+    assert lister is not None  # answered: initialize (legacy) or server/discover (modern) did
     try:
         pages: list[dict[str, Any]] = []
         facts.tools = list_tools(lister, timeout=target.timeout, pages=pages)
@@ -156,7 +157,7 @@ def handshake(facts: ServerFacts, target: Target) -> Finding:
     return passed(facts.describe(), *evidence)
 
 
-LIVENESS_CHECKS = (("ping", None), ("hb/no-such-method", {}))
+LIVENESS_CHECKS: tuple[tuple[str, dict[str, Any] | None], ...] = (("ping", None), ("hb/no-such-method", {}))
 """Two requests every server answers at once whatever it serves: ``ping`` (the specification: the receiver MUST
 respond promptly) and a method nobody has (-32601)."""
 
@@ -231,8 +232,9 @@ def _discover_wait(facts: ServerFacts, target: Target) -> float:
 def _note_identity(facts: ServerFacts, result: dict[str, Any]) -> None:
     """Who the server says it is and what it declares, from an ``initialize`` (or shaped discover) result."""
     facts.protocol_version = str(result.get("protocolVersion", ""))
-    facts.server_info = result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else {}
-    facts.capabilities = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
+    server_info, capabilities = result.get("serverInfo"), result.get("capabilities")
+    facts.server_info = server_info if isinstance(server_info, dict) else {}
+    facts.capabilities = capabilities if isinstance(capabilities, dict) else {}
 
 
 def _discover(facts: ServerFacts, target: Target, *, wait: float) -> WireSession | None:

@@ -73,13 +73,13 @@ def run_queue(queue: deque[Contained], *, jobs: int, deadline: float, budget: fl
                     else:
                         finished[run.name] = run
             while len(running) < jobs and now < deadline and not halted:
-                run = lane.next() if lane is not None and lane.running is None and lane.waiting else None
-                if run is None and queue:
-                    run = queue.popleft()
-                if run is None:
+                chosen = lane.next() if lane is not None and lane.running is None and lane.waiting else None
+                if chosen is None and queue:
+                    chosen = queue.popleft()
+                if chosen is None:
                     break
-                run.start()
-                running.append(run)
+                chosen.start()
+                running.append(chosen)
             if now >= deadline:
                 break
             time.sleep(0.02)

@@ -5,9 +5,9 @@ the defaults of the official SDK the server is built on, identical on every serv
 the author's own they bury what the author wrote. So after an audit the auditor tells which SDK the server
 runs on (:func:`detect`), audits the smallest server that SDK builds (``baselines/``, run with the server's
 own interpreter or beside its own copy of the SDK) for the rules that failed only, and marks a FAIL whose
-reason and observed behaviour (:func:`behaviour`) the minimal server shares as inherited (:class:`~.plan.Inherited`). The minimal server's verdicts are
-kept per SDK, version and doctrine version in the user's cache folder, so the next audit of any server on
-that SDK pays nothing.
+reason and observed behaviour (:func:`behaviour`) the minimal server shares as inherited
+(:class:`~.plan.Inherited`). The minimal server's verdicts are kept per SDK, version and doctrine version in the
+user's cache folder, so the next audit of any server on that SDK pays nothing.
 
 An inherited FAIL stays a FAIL, in the worksheet and for the gate: the host gets the default all the same.
 Where the rule's own *When to deviate* clearly covers keeping the default (:data:`DEVIATIONS`), the finding

@@ -156,7 +156,7 @@ def _typescript_sdk(argv: Sequence[str]) -> Sdk | None:
         return None
     found = next((d.joinpath(*SDK_PACKAGE) for d in (start, *start.parents) if d.joinpath(*SDK_PACKAGE).is_file()), None)
     version = _package_json(found).get("version") if found else None
-    if not isinstance(version, str) or not re.fullmatch(r"[\w.+-]{1,40}", version):
+    if found is None or not isinstance(version, str) or not re.fullmatch(r"[\w.+-]{1,40}", version):
         return None
     return Sdk("typescript", "the official TypeScript SDK (@modelcontextprotocol/sdk)", version, node, str(found.parent))
 

@@ -110,8 +110,8 @@ class SessionView(JsonRpcClient):
         other probes'."""
         self.until = float("inf")
         """Seconds after the shared session's start when this view was closed: rows from then on are other probes'."""
-        self.ids: set[int] = set()
-        self.pending: set[int] = set()
+        self.ids: set[int | str] = set()
+        self.pending: set[int | str] = set()
         self.request_meta: dict[str, Any] | None = None
         self.initialized = False
         self.spoiled = ""

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..export.files import atomic_write
 from ..export.formats import WRITERS, write_worksheet
-from ..export.worksheet import worksheet_rows
+from ..export.worksheet import to_markdown, worksheet_rows
 from ..model import Corpus
 from ..probes.support import Finding
 from .plan import NOT_CHECKED, AuditResult, RuleFinding
@@ -144,6 +144,6 @@ def write_audit_worksheet(corpus: Corpus, result: AuditResult, *, fmt: str, path
     if fmt != "md":
         write_worksheet(rows, stamp, fmt=fmt, path=path)
         return
-    text = WRITERS["md"](rows, stamp)
+    text = to_markdown(rows, stamp)
     head, mark, table = text.partition("\nStatus is one of ")
     atomic_write(path, head + "\n" + "\n".join(preface(corpus, result)) + mark + table if mark else text)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Corpus, Rule
+from ..probes.findings import Status
 
 STATIC_GATES = ("tool-definitions", "agent-ux")
 """The gates whose probes judge tool definitions."""
@@ -41,7 +42,7 @@ class StaticFinding:
     rule_id: str
     title: str
     probe: str
-    status: str
+    status: Status
     """PASS, FAIL or N/A (a probe that did not apply, or one that needs a running server: see ``static``)."""
     reason: str
     """For a FAIL: the probe's reason code, the one an audit reports."""
@@ -66,10 +67,10 @@ def _listing_only_target(tools: list[dict[str, Any]], workspace: Path):
     class ListingOnly(Target):
         __slots__ = ()
 
-        def start(self, **_: Any):  # type: ignore[override]
+        def start(self, **_: Any):
             raise NeedsLiveServer("start")
 
-        def connect(self, *_: Any, **__: Any):  # type: ignore[override]
+        def connect(self, *_: Any, **__: Any):
             raise NeedsLiveServer("connect")
 
     return ListingOnly(argv=[], workspace=workspace, env={}, canary="", allow_tool_calls=None, timeout=1.0,
@@ -108,7 +109,7 @@ def check_tool_listing(tools: Sequence[dict[str, Any]], corpus: Corpus | None = 
     corpus = corpus if corpus is not None else default_corpus()
     findings: list[StaticFinding] = []
     with tempfile.TemporaryDirectory(prefix="mcp-handbook-static-") as folder:
-        verdicts: dict[str, tuple[str, str, str, tuple[str, ...], bool]] = {}
+        verdicts: dict[str, tuple[Status, str, str, tuple[str, ...], bool]] = {}
         for rule in static_rules(corpus):
             probe = PROBES.get(rule.probe)
             if probe is None:
@@ -120,11 +121,11 @@ def check_tool_listing(tools: Sequence[dict[str, Any]], corpus: Corpus | None = 
     return findings
 
 
-def _needs_server(probe: Any) -> tuple[str, str, str, tuple[str, ...], bool]:
+def _needs_server(probe: Any) -> tuple[Status, str, str, tuple[str, ...], bool]:
     return "N/A", "", f"{NEEDS_SERVER}: probe {probe.name} checks that {probe.title}; audit a server to judge it", (), False
 
 
-def _run(probe: Any, listing: list[dict[str, Any]], workspace: Path) -> tuple[str, str, str, tuple[str, ...], bool]:
+def _run(probe: Any, listing: list[dict[str, Any]], workspace: Path) -> tuple[Status, str, str, tuple[str, ...], bool]:
     target = _listing_only_target(listing, workspace)
     try:
         finding = probe.run(target)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..probes.http import end_sessions
+from ..probes.http_session import HttpSession
 from ..probes.support import Target, mask
 from ..wire import Message, WireSession
 from .guard import ACTING_METHODS, ToolCallGuard, listed_prompts, listed_tools, may_get_prompt
@@ -103,7 +104,7 @@ class AuditTarget(Target):
             if self.closed:
                 raise ProbeStopped("the probe's time is up; no new server process is started")
             if self.transport == "http" and self.url is not None:
-                return self.connect(before_send=self._guard_http)
+                return self.connect(before_send=self._guard_http)  # type: ignore[return-value]  # as Target.start
             if not self.argv:
                 raise ProbeStopped("the server is audited by URL: the auditor starts no server process")
             session = GuardedSession(self.argv, cwd=self.workspace, env=env, pass_fds=tuple(pass_fds), guard=self.guard,
@@ -124,7 +125,7 @@ class AuditTarget(Target):
         """The tool-call guard for a session reached by URL: the same check as :class:`GuardedSession`'s."""
         guard_frame(self.guard, data, seen)
 
-    def _close(self) -> list[WireSession]:
+    def _close(self) -> list[WireSession | HttpSession]:
         with self.lock:
             self.closed = True
             return list(self.sessions)

@@ -62,7 +62,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
     entry = changelog_entry(a)
     if args.write_changelog:
         path = _write_changelog(root, entry)
-        print(f"{path.name}: added the {a.suggested} entry ({a.level}); set `version: \"{a.suggested}\"` in content/handbook.yml when releasing", file=sys.stderr)
+        print(f"{path.name}: added the {a.suggested} entry ({a.level}); set `version: \"{a.suggested}\"` in "
+              "content/handbook.yml when releasing", file=sys.stderr)
     else:
         print(entry, end="")
     return EXIT_OK

@@ -63,7 +63,8 @@ def as_markdown(a: Assessment, *, base: str, head: str) -> str:
         out.append(f"| {i.kind} | **{i.rule_id}** {_md(_title(a, i))} | {_md_details(i)} | {level} |")
     if a.notes:
         out += ["", "### Notes", "", *(f"- `{n.where}`: {_md(n.message)} ({_md(n.hint)})" for n in a.notes)]
-    out += ["", "The bump follows the doctrine's versioning rules (content/versioning.md); a reviewer may raise it, e.g. when a reworded claim reverses the rule.", ""]
+    out += ["", "The bump follows the doctrine's versioning rules (content/versioning.md); a reviewer may raise it, "
+                "e.g. when a reworded claim reverses the rule.", ""]
     out += ["<details><summary>CHANGELOG.md entry, drafted (edit it into sentences at the release)</summary>", "",
             changelog_entry(a).rstrip("\n"), "", "</details>", ""]
     return "\n".join(out)
@@ -71,7 +72,7 @@ def as_markdown(a: Assessment, *, base: str, head: str) -> str:
 
 def _today() -> str:
     epoch = os.environ.get("SOURCE_DATE_EPOCH")  # reproducible drafts in tests and CI
-    day = dt.datetime.fromtimestamp(int(epoch), dt.timezone.utc).date() if epoch else dt.date.today()
+    day = dt.datetime.fromtimestamp(int(epoch), dt.UTC).date() if epoch else dt.date.today()
     return day.isoformat()
 
 

@@ -179,7 +179,8 @@ def _notes(changes: Changes, impacts: list[Impact], suggested: str) -> list[Note
         if e.get("id") in retired_now and e.get("retired_in") != suggested
     ]
     if impacts and changes.new_version not in (changes.old_version, suggested):
-        notes.append(Note(f"{HANDBOOK}:1", f"version is {changes.new_version}, but these changes call for {suggested}", "a reviewer may raise the bump, never lower it"))
+        notes.append(Note(f"{HANDBOOK}:1", f"version is {changes.new_version}, but these changes call for {suggested}",
+                          "a reviewer may raise the bump, never lower it"))
     return notes
 
 

@@ -93,7 +93,7 @@ class FixedTimeZipFile(zipfile.ZipFile):
 
     fixed_time: tuple[int, int, int, int, int, int] = ZIP_EPOCH
 
-    def writestr(self, zinfo_or_arcname, data, compress_type=None, compresslevel=None):  # type: ignore[override]
+    def writestr(self, zinfo_or_arcname, data, compress_type=None, compresslevel=None):
         if not isinstance(zinfo_or_arcname, zipfile.ZipInfo):
             info = zipfile.ZipInfo(str(zinfo_or_arcname), date_time=self.fixed_time)
             info.compress_type = self.compression if compress_type is None else compress_type
@@ -101,7 +101,7 @@ class FixedTimeZipFile(zipfile.ZipFile):
             zinfo_or_arcname = info
         return super().writestr(zinfo_or_arcname, data, compress_type, compresslevel)
 
-    def write(self, filename, arcname=None, compress_type=None, compresslevel=None):  # type: ignore[override]
+    def write(self, filename, arcname=None, compress_type=None, compresslevel=None):
         # openpyxl streams each sheet through a temporary file: its mtime must not leak in
         data = Path(filename).read_bytes()
         return self.writestr(str(arcname or Path(filename).name), data, compress_type, compresslevel)

@@ -22,8 +22,10 @@ and leaves out only other stacks' rules."""
 
 
 FILTER_HELP = {
-    "profile": "keep the rules of this review profile: spec (the specification's MUST/SHOULD), baseline (spec plus security: every universal rule), full (everything)",
-    "stack": "keep the rules that apply to a server of this stack: every universal and opinionated rule plus this stack's rules; other stacks' rules are left out (repeatable)",
+    "profile": "keep the rules of this review profile: spec (the specification's MUST/SHOULD), baseline (spec plus "
+               "security: every universal rule), full (everything)",
+    "stack": "keep the rules that apply to a server of this stack: every universal and opinionated rule plus this "
+             "stack's rules; other stacks' rules are left out (repeatable)",
     "without": f"leave out rules that apply only when this condition holds; the server does not (repeatable; one of {', '.join(CONDITIONS)})",
 }
 

@@ -94,7 +94,7 @@ def export_date() -> str:
     """Today, or the day of ``SOURCE_DATE_EPOCH`` when set, so builds are reproducible."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
     if epoch.isdigit():
-        return dt.datetime.fromtimestamp(int(epoch), dt.timezone.utc).date().isoformat()
+        return dt.datetime.fromtimestamp(int(epoch), dt.UTC).date().isoformat()
     return dt.date.today().isoformat()
 
 

@@ -26,7 +26,8 @@ from .files import FixedTimeZipFile, zip_time
 from .worksheet import COLUMNS, STATUSES, Stamp, review_line, stamp_cells
 
 ITEMS_SHEET, SUMMARY_SHEET, STAMP_SHEET = "Worksheet", "Summary", "Stamp"
-WIDTHS = {"id": 11, "title": 60, "scope": 13, "stack": 12, "severity": 10, "gate": 18, "check": 11, "status": 10, "evidence": 50, "notes": 40, "threats": 24, "clauses": 60, "page": 40}
+WIDTHS = {"id": 11, "title": 60, "scope": 13, "stack": 12, "severity": 10, "gate": 18, "check": 11, "status": 10,
+          "evidence": 50, "notes": 40, "threats": 24, "clauses": 60, "page": 40}
 WRAPPED = {"title", "evidence", "notes"}
 STATUS_FILLS = {"Pass": "C6EFCE", "Fail": "FFC7CE", "N/A": "E7E6E6"}
 """Excel's own good / bad / neutral colours."""

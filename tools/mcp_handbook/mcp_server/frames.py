@@ -140,7 +140,7 @@ class FrameReader:
                 text, answer = judge(line)
                 if answer is not None:
                     self._writer.send(answer)
-                else:
+                elif text is not None:  # judge() gives one of the two
                     self._lines.put(text + "\n")
         except (OSError, ValueError):
             pass  # the pipe went away: the same as EOF

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.prompts.base import Prompt
-from mcp.server.mcpserver.resources import FunctionResource
+from mcp.server.mcpserver.resources import FunctionResource, Resource
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
@@ -33,7 +33,7 @@ INSTRUCTIONS = (
     "threat or severity. check_tool_definition judges one tool definition as an audit would. The prompts "
     "review_server and write_tool_definition start the two common tasks."
 )
-READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 
 class RuleHit(BaseModel):
@@ -99,12 +99,12 @@ def find_rules_tool(corpus: Corpus) -> Tool:
     )
 
 
-def rule_resources(corpus: Corpus) -> list[FunctionResource]:
+def rule_resources(corpus: Corpus) -> list[Resource]:
     """One resource per rule, the index and the worksheet (markdown and JSON), each rendered when first read."""
     def text_of(render):
         return lambda: render()
 
-    made = [FunctionResource.from_function(
+    made: list[Resource] = [FunctionResource.from_function(
         text_of(lambda: texts.index_markdown(corpus)), uri=texts.INDEX_URI, name="rule-index",
         title="Rule index", mime_type="text/markdown",
         description="Every rule in one line under its gate, with the URI to read it; read this first.")]
@@ -216,7 +216,7 @@ def audit_tool(corpus: Corpus) -> Tool:
 
     return Tool.from_function(
         audit_server, name="audit_server", title="Audit an MCP server",
-        annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=True),
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True),
         description=(
             "Start the stdio MCP server the command names and run every automated rule's probe against it, as "
             "`mcp-handbook audit` does: fresh temporary folder, minimal environment, only read-only tools called. "

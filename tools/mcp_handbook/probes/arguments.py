@@ -52,7 +52,8 @@ def fill_value(schema: dict[str, Any]) -> Any:
     if kind == "array":
         return [fill_value(schema.get("items") or {}) for _ in range(int(schema.get("minItems", 0)))]
     if kind == "object":
-        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        props = schema.get("properties")
+        props = props if isinstance(props, dict) else {}
         return {name: fill_value(props.get(name) or {}) for name in schema.get("required") or () if isinstance(name, str)}
     return {"boolean": False, "null": None}.get(kind, "x")
 
@@ -76,8 +77,11 @@ def _fill_string(schema: dict[str, Any]) -> str:
     return "x" * max(1, low)
 
 
-def fill_arguments(tool: dict[str, Any], *, skip: str | None = None, **overrides: Any) -> dict[str, Any]:
-    """Arguments for an ordinary call: required fields filled, delays at their minimum, then ``overrides``."""
+def fill_arguments(tool: dict[str, Any], named: dict[str, Any] | None = None, /, *, skip: str | None = None,
+                   **overrides: Any) -> dict[str, Any]:
+    """Arguments for an ordinary call: required fields filled, delays at their minimum, then ``overrides``. Overrides
+    whose names are computed come as ``named``: a parameter may be called ``skip``."""
+    overrides = {**(named or {}), **overrides}
     schema = tool.get("inputSchema") or {}
     props = properties(tool)
     required = [n for n in schema.get("required") or () if isinstance(n, str)]

@@ -58,7 +58,7 @@ def era_headers(message: Any, session_version: str | None = None) -> dict[str, s
         return {}
     headers = {"MCP-Protocol-Version": version, "Mcp-Method": message["method"]}
     field = NAME_BEARING.get(message["method"])
-    named = params.get(field) if field else None
+    named = params.get(field) if field and isinstance(params, dict) else None
     if isinstance(named, str):
         headers["Mcp-Name"] = header_value(named)
     return headers

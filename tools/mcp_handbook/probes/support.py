@@ -47,7 +47,8 @@ def discover(session: WireSession, *, timeout: float) -> dict[str, Any]:
     result = response.get("result")
     if not isinstance(result, dict):
         return response
-    meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+    meta = result.get("_meta")
+    meta = meta if isinstance(meta, dict) else {}
     shaped = {"protocolVersion": MODERN_REVISION, "capabilities": result.get("capabilities"),
               "serverInfo": meta.get(SERVER_INFO, result.get("serverInfo")), "instructions": result.get("instructions"),
               "supportedVersions": result.get("supportedVersions")}
@@ -107,7 +108,8 @@ class LazySession:
     such a probe starts no server. Every attribute is the started session's; closing one never started is a no-op."""
 
     def __init__(self, target: Target, start: dict[str, Any]) -> None:
-        self._target, self._start, self._session = target, start, None
+        self._target, self._start = target, start
+        self._session: WireSession | HttpSession | None = None
 
     def _real(self) -> WireSession | HttpSession:
         if self._session is None:
@@ -172,7 +174,7 @@ def send_request(session: WireSession, method: str, params: dict[str, Any] | Non
     return rid
 
 
-def silence_reason(session: WireSession) -> str:
+def silence_reason(session: WireSession | HttpSession) -> str:
     """The generic reason for a request the server did not answer: it exited, or it is still there, silent (a
     server reached by URL has no process the probe can see exit)."""
     session = real_session(session)

@@ -63,7 +63,7 @@ class Target:
         """A new session: a fresh server process on its pipes, or, once the HTTP endpoint is known, a new client
         of it (:class:`~.http_session.HttpSession`, for a probe registered ``over_http``)."""
         if self.transport == "http" and self.url is not None:
-            return self.connect()
+            return self.connect()  # type: ignore[return-value]  # duck-typed: it answers every call an over_http probe makes
         env = {**self.env, **(extra_env or {})}
         session = WireSession(self.argv, cwd=self.workspace, env=env, pass_fds=tuple(pass_fds), marker=self.canary or None)
         self.sessions.append(session)

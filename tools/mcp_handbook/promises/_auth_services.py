@@ -91,7 +91,7 @@ class Issuer:
         """Serve the key set on loopback and point the block's ``JWKS`` client at it."""
         with serve(lambda path, _h: (200, self.jwks) if path.endswith("/jwks.json") else (404, b"{}")) as base:
             if hasattr(block, "JWKS"):
-                block.JWKS = self.jwt.PyJWKClient(f"{base}/.well-known/jwks.json")
+                vars(block)["JWKS"] = self.jwt.PyJWKClient(f"{base}/.well-known/jwks.json")
             yield
 
 

@@ -28,7 +28,8 @@ def _shape(result: Any) -> tuple[Any, ...]:
     if not isinstance(result, dict):
         return (type(result).__name__,)
     structured = result.get("structuredContent")
-    blocks = result.get("content") if isinstance(result.get("content"), list) else []
+    blocks = result.get("content")
+    blocks = blocks if isinstance(blocks, list) else []
     return (sorted(result), sorted(structured) if isinstance(structured, dict) else None,
             [b.get("type") if isinstance(b, dict) else type(b).__name__ for b in blocks])
 

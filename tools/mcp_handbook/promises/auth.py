@@ -49,7 +49,8 @@ def audience_checked(block: ModuleType) -> None:
 def _challenge(exc: BaseException) -> tuple[int | None, str]:
     """The HTTP status and WWW-Authenticate value a refusal carries (``status`` and ``headers()``)."""
     status = getattr(exc, "status", None)
-    headers = exc.headers() if callable(getattr(exc, "headers", None)) else {}
+    read_headers = getattr(exc, "headers", None)
+    headers = read_headers() if callable(read_headers) else {}
     value = next((v for k, v in dict(headers).items() if k.lower() == "www-authenticate"), "")
     return (status if isinstance(status, int) else None), str(value)
 
@@ -129,7 +130,7 @@ def no_token_passthrough(block: ModuleType) -> None:
     client's token (in ``headers``, already validated into ``claims``) must appear nowhere in what it receives."""
     seen: list[tuple[str, dict[str, str], bytes]] = []
     with serve(lambda _p, _h: (200, b'{"issues": []}'), seen) as base:
-        block.UPSTREAM = f"{base}/v1/issues"
+        vars(block)["UPSTREAM"] = f"{base}/v1/issues"
         block.list_issues({"authorization": f"Bearer {CLIENT_TOKEN}"}, {"sub": "alice", "aud": RESOURCE},
                           _UpstreamTokens())
     if not seen:
@@ -208,7 +209,7 @@ def users_own_authority(block: ModuleType) -> None:
     """``read_ticket(arguments, claims, user_tokens)`` calls ``HELPDESK``; the stand-in helpdesk answers the admin
     token with every ticket and alice's token with hers only. Alice asks for bob's ticket."""
     with serve(_helpdesk) as base:
-        block.HELPDESK = f"{base}/api"
+        vars(block)["HELPDESK"] = f"{base}/api"
         own = _as_text(block.read_ticket({"ticket": 4712}, {"sub": "alice"}, _UserTokens()))
         if "printer" not in own:
             raise Broken("own_ticket_refused", f"alice asked for 4712 and got {own[:200]}")

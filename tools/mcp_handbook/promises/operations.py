@@ -76,7 +76,12 @@ _SECONDS = re.compile(r"(\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds?)\b", re.I)
          seconds=20)
 def calls_rate_limited(block: ModuleType) -> None:
     ran: list[str] = []
-    tools = {"echo": lambda arguments: (ran.append("echo"), {"content": [{"type": "text", "text": "ok"}]})[1]}
+
+    def echo(arguments: dict[str, Any]) -> dict[str, Any]:
+        ran.append("echo")
+        return {"content": [{"type": "text", "text": "ok"}]}
+
+    tools = {"echo": echo}
     results = [block.call_tool("echo", {"n": n}, "alice", tools) for n in range(100)]
     refused = [r for r in results if isinstance(r, dict) and r.get("isError") is True]
     if not refused:
@@ -136,7 +141,7 @@ def retries_bounded(block: ModuleType) -> None:
             raise Broken("unbounded_retries", f"{len(seen)} attempts in {time.monotonic() - began:.1f} s against an "
                          "upstream that always answers 503" + ("" if done else ", and still retrying"))
     with fake_upstream([503, 503, 201]) as (url, seen):
-        done, value, error = in_thread(lambda: block.create_ticket(url, body, time.monotonic() + 30), 8)
+        done, _value, error = in_thread(lambda: block.create_ticket(url, body, time.monotonic() + 30), 8)
         keys = {s["key"] for s in seen if s["method"] == "POST"}
         if len(seen) > 1 and (None in keys or len(keys) != 1):
             raise Broken("retried_without_key", f"{len(seen)} POSTs with Idempotency-Key {sorted(map(str, keys))}")
@@ -206,7 +211,7 @@ def one_audit_record(block: ModuleType) -> None:
          seconds=15)
 def shim_forwards(block: ModuleType) -> None:
     folder = tempfile.mkdtemp(prefix="hb-sock-", dir=".")
-    block.SOCKET_PATH = str(Path(folder).resolve() / "daemon.sock")
+    vars(block)["SOCKET_PATH"] = str(Path(folder).resolve() / "daemon.sock")
 
     def absent(when: str) -> None:
         try:

@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from types import ModuleType
 from typing import Any
 
@@ -139,7 +140,7 @@ def deadline_held(block: ModuleType) -> None:
         with _slow_upstream() as base:
             began = time.monotonic()
             deadline = began + DEADLINE_SECONDS
-            ended, value, error = _call(lambda: block.get_json(f"{base}{path}", deadline),
+            ended, value, error = _call(partial(block.get_json, f"{base}{path}", deadline),
                                         deadline + GRACE_SECONDS - time.monotonic())
             took = time.monotonic() - began
             if not ended:
@@ -156,11 +157,16 @@ def deadline_held(block: ModuleType) -> None:
     if callable(fetch_weather):
         seen: list[tuple[str, float]] = []
         real = block.get_json
-        block.get_json = lambda url, deadline: seen.append((url, deadline)) or {"temp": 7}
+
+        def fake(url: str, deadline: float) -> dict[str, Any]:
+            seen.append((url, deadline))
+            return {"temp": 7}
+
+        vars(block)["get_json"] = fake
         try:
             deadline = time.monotonic() + 5
             fetch_weather("Oslo", deadline)
         finally:
-            block.get_json = real
+            vars(block)["get_json"] = real
         if len(seen) != 1 or seen[0][1] != deadline or "Oslo" not in seen[0][0]:
             raise AssertionError(f"fetch_weather('Oslo', deadline) called get_json with {seen!r}")

@@ -57,11 +57,12 @@ def _workspace_context(root: Path, *, record: list[str] | None = None) -> Simple
 
     if record is None:
         return SimpleNamespace(workspace=root, resolve_path=resolve_path)
+    recorded = record  # the class below does not see the narrowing
 
     class _Recording(SimpleNamespace):
         def __getattribute__(self, name: str) -> Any:
             if name == "workspace":
-                record.append("ctx.workspace")
+                recorded.append("ctx.workspace")
                 raise _HandlerReached()
             return super().__getattribute__(name)
 
@@ -86,7 +87,7 @@ def validated_before_handler(block: ModuleType) -> None:
     contract the tool declares, keeps the promise as well as a schema validator does."""
     import jsonschema
 
-    entry = getattr(block, "call_tool", None) or getattr(block, "handle")
+    entry = getattr(block, "call_tool", None) or block.handle
     schema = (getattr(block, "TOOL", None) or {}).get("inputSchema")
     validator = None
     if schema is not None:
@@ -322,7 +323,7 @@ def _allow_only_this_loopback(block: ModuleType) -> None:
     is_public = getattr(block, "_is_public", None)
     if callable(is_public):
         loopback = ipaddress.ip_address("127.0.0.1")
-        block._is_public = lambda ip: ip == loopback or is_public(ip)
+        vars(block)["_is_public"] = lambda ip: ip == loopback or is_public(ip)
 
 
 def _boundary(text: str) -> str | None:

@@ -191,10 +191,10 @@ def host_origin_guard(block: ModuleType) -> None:
         status, reached = _ask(guard, host, origin)
         if not reached:
             raise Broken("own_request_refused", f"Host {host}, Origin {origin}: status {status}")
-    for host in ("attacker.example:8000", None):
-        status, reached = _ask(guard, host, None)
+    for foreign in ("attacker.example:8000", None):
+        status, reached = _ask(guard, foreign, None)
         if reached or not 400 <= status < 500:
-            raise Broken("foreign_host_served", f"Host {host}: status {status}, app reached: {reached}")
+            raise Broken("foreign_host_served", f"Host {foreign}: status {status}, app reached: {reached}")
     for origin in ("http://attacker.example", "null"):
         status, reached = _ask(guard, SERVED, origin)
         if reached or status != 403:

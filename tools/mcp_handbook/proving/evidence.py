@@ -298,7 +298,8 @@ def record(
     and the verdicts of the proofs that ran (on the one runner pytest uses: :func:`.pool.prove`).
     """
     if verifier is None:
-        from .verify import verify as verifier
+        from .verify import verify
+        verifier = verify
     recorded = load(corpus.root)
     wanted_ids = set(rule_ids)
     sources: dict[str, str] = {}
@@ -315,7 +316,8 @@ def record(
             todo.append((rule, snippet, key))
         elif entry is not None:
             keep[snippet.name] = entry  # stale but not asked for: left for --check to report
-    verdicts = prove(todo, lambda job: verifier(job[1], job[0]), name=lambda job: job[1].name, workers=workers)
+    run: Verifier = verifier  # a lambda does not see the narrowing above
+    verdicts = prove(todo, lambda job: run(job[1], job[0]), name=lambda job: job[1].name, workers=workers)
     for (rule, snippet, key), verdict in zip(todo, verdicts):
         keep[snippet.name] = entry_for(verdict, rule, key, files[rule.probe])
     return dict(sorted(keep.items())), verdicts

@@ -53,17 +53,17 @@ def cmd_evidence(args: argparse.Namespace) -> int:
     for verdict in failed:
         rule = corpus.rule(verdict.snippet.rule_id)
         print(explain(verdict, rule) if rule else verdict.snippet.name)
-    state = "written" if changed else "unchanged"
-    print(f"{evidence.EVIDENCE_FILE}: {state} ({len(verdicts)} proof(s) run, {len(entries)} recorded, {len(failed)} failed)")
+    written = "written" if changed else "unchanged"
+    print(f"{evidence.EVIDENCE_FILE}: {written} ({len(verdicts)} proof(s) run, {len(entries)} recorded, {len(failed)} failed)")
     rules = [r for r in corpus.rules if r.id in set(args.rule or ()) | {v.snippet.rule_id for v in verdicts}]
     blocks = _other_blocks(rules)
     if blocks:
         by_id = {r.id: r for r in rules}
         judged = [v for v in prove(blocks, lambda job: judge_block(*job), name=lambda job: f"{job[1].name}:run") if not v.ok]
-        for verdict in judged:
-            print(explain_block(verdict, by_id[verdict.block.rule_id]))
+        for block_verdict in judged:
+            print(explain_block(block_verdict, by_id[block_verdict.block.rule_id]))
         print(f"other blocks of the same rules: {len(blocks)} run or checked, {len(judged)} failed")
-        failed += judged
+        return EXIT_PROBLEMS if failed or judged else EXIT_OK
     return EXIT_PROBLEMS if failed else EXIT_OK
 
 

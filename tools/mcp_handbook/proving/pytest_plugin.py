@@ -22,7 +22,7 @@ it is given one at a time (correct, only slower).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -32,6 +32,9 @@ from ..promises.run import BlockVerdict, judge_block, runs_elsewhere
 from . import evidence
 from .pool import Prover
 from .verify import Verdict, verify
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
 
 CORPUS_KEY = pytest.StashKey[Corpus]()
 PROVER_KEY = pytest.StashKey["Prover[ProofItem, Any]"]()
@@ -147,7 +150,7 @@ class SnippetItem(pytest.Item):
         if not verdict.ok:
             raise SnippetFailure(verdict)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if not isinstance(excinfo.value, SnippetFailure):
             return super().repr_failure(excinfo)
         return explain(excinfo.value.verdict, self.rule)
@@ -184,7 +187,7 @@ class BlockItem(pytest.Item):
         if not verdict.ok:
             raise BlockFailure(verdict)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if not isinstance(excinfo.value, BlockFailure):
             return super().repr_failure(excinfo)
         return explain_block(excinfo.value.args[0], self.rule)

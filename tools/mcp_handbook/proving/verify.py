@@ -24,10 +24,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from ..model import Rule, Snippet
 from ..probes import PROBES, Finding, Target
-from ..probes.support import GENERIC_REASONS, WireTimeout, call_tool, failed, fill_arguments, list_tools
+from ..probes.support import GENERIC_REASONS, WireSession, WireTimeout, call_tool, failed, fill_arguments, list_tools
 from ..seams import TOOL_SEAM, server_args, server_prefix
 
 READY_MARK = '"event":"started"'
@@ -266,7 +267,7 @@ def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, smoke_t
         search = os.pathsep.join([str(parent / "srv"), *_link_libraries(parent)])
         env = {**minimal_env(home=workspace, HB_CANARY=canary, API_TOKEN=canary), "PYTHONPATH": search,
                SEAM_CALLED_FILE: str(called)}
-        transport = "http" if "--http" in seam_args else "stdio"  # over HTTP the probe reads the URL it prints
+        transport: Literal["stdio", "http"] = "http" if "--http" in seam_args else "stdio"  # over HTTP the probe reads the URL it prints
         target = Target(argv=argv, workspace=workspace, env=env, canary=canary, timeout=timeout, root=workspace,
                         transport=transport)
         try:
@@ -280,7 +281,7 @@ def _run_probe(probe_name: str, seam_args: list[str], *, timeout: float, smoke_t
         return _Run(
             finding,
             tuple(target.stderr_of_all),
-            tuple(s.proc.returncode for s in target.sessions),
+            tuple(s.proc.returncode for s in target.sessions if isinstance(s, WireSession)),
             any(s.stdout for s in target.sessions),
             frozenset(called.read_text(encoding="utf-8").split()) if called.exists() else frozenset(),
         )

@@ -36,4 +36,5 @@ def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("file", help="the filled worksheet")
     p.add_argument("--format", choices=("text", "json"), default="text", help="text for people (default), json for machines")
     p.add_argument("--profile", choices=PROFILES, default="baseline",
-                   help="whose HIGH failures set exit 1: spec (the specification's MUST/SHOULD), baseline (spec plus security, the default), full (opinions too)")
+                   help="whose HIGH failures set exit 1: spec (the specification's MUST/SHOULD), baseline (spec plus "
+                        "security, the default), full (opinions too)")

@@ -111,7 +111,9 @@ def status_of(text: str) -> str | None:
 
 
 def _items(filled: Filled, rules: dict[str, Rule], version: str) -> tuple[list[Item], list[Problem]]:
-    items, problems, seen = [], [], {}
+    items: list[Item] = []
+    problems: list[Problem] = []
+    seen: dict[str, str] = {}
     for entry in filled.entries:
         id_cell = entry.cells.get("id")
         rule_id = entry.value("id")
@@ -125,7 +127,8 @@ def _items(filled: Filled, rules: dict[str, Rule], version: str) -> tuple[list[I
         status = status_of(entry.value("status"))
         if status is None:
             cell = entry.cells["status"]
-            problems.append(Problem(cell.place, f"status {cell.value!r} is not one of {', '.join(STATUSES)} (any case), or empty while not yet judged"))
+            problems.append(Problem(cell.place, f"status {cell.value!r} is not one of {', '.join(STATUSES)} (any case), "
+                                                "or empty while not yet judged"))
         if rule is None or status is None or rule_id in seen:
             continue
         seen[rule_id] = f"{entry.place.row_word} {entry.place.row}"
@@ -211,5 +214,6 @@ def build_report(
         return sorted_problems(problems)
     since = _since(baseline, current, {i.id for i in items}, filters)
     return Report(
-        filled.file, filled.format, version, commit, current.version, filters_text, tuple(items), since, profile=profile, **_review(filled)
+        filled.file, filled.format, version, commit, current.version, filters_text, tuple(items), since, profile=profile,
+        **_review(filled),  # type: ignore[arg-type]  # its keys: date and REVIEW_FIELDS, Report's str fields
     )

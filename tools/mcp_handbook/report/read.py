@@ -149,8 +149,10 @@ def read_worksheet(path: Path, *, file: str | None = None) -> tuple[Filled | Non
                                            "smaller (is it the right file?)")]
     fmt = detect_format(path, data)
     if fmt is None:
-        return None, [Problem(Place(file), f"unknown worksheet format {path.suffix!r}; export one with `mcp-handbook export worksheet` (md, csv, json, xlsx)")]
+        return None, [Problem(Place(file), f"unknown worksheet format {path.suffix!r}; export one with "
+                                           "`mcp-handbook export worksheet` (md, csv, json, xlsx)")]
     return reader_for(fmt)(data, file)
 
 
-__all__ = ["MAX_FILE_BYTES", "MAX_LINE_CHARS", "MAX_ROWS", "STAMP_KEYS", "too_many_rows", "Cell", "Entry", "Filled", "Reader", "decode", "match_columns", "cells_of", "read_worksheet"]
+__all__ = ["MAX_FILE_BYTES", "MAX_LINE_CHARS", "MAX_ROWS", "STAMP_KEYS", "too_many_rows", "Cell", "Entry", "Filled",
+           "Reader", "decode", "match_columns", "cells_of", "read_worksheet"]

@@ -78,7 +78,8 @@ def read_json(data: bytes, file: str) -> tuple[Filled | None, list[Problem]]:
         for key in STAMP_KEYS
         if key in document
     }
-    items = document.get("items") if isinstance(document.get("items"), list) else []
+    items = document.get("items")
+    items = items if isinstance(items, list) else []
     entries = []
     for i, item in enumerate(items):
         if isinstance(item, dict):

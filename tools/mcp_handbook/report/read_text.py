@@ -48,7 +48,8 @@ def read_csv(data: bytes, file: str) -> tuple[Filled | None, list[Problem]]:
     def place_of(row: int):
         return lambda i: Place(file, row=row, column=column_letter(i), name=header[i] if i < len(header) else "")
 
-    index, found = match_columns(header, place_of(1), Place(file, row=1), required=(*READ_COLUMNS, "doctrine_version"), optional=(*ADDED_COLUMNS, *CSV_STAMP))
+    index, found = match_columns(header, place_of(1), Place(file, row=1), required=(*READ_COLUMNS, "doctrine_version"),
+                                 optional=(*ADDED_COLUMNS, *CSV_STAMP))
     problems += found
     if found:
         return None, problems
@@ -65,7 +66,8 @@ def read_csv(data: bytes, file: str) -> tuple[Filled | None, list[Problem]]:
     for entry in entries[1:]:
         cell = entry.cells["doctrine_version"]
         if cell.value != stamp["doctrine_version"].value:
-            problems.append(Problem(cell.place, f"doctrine_version {cell.value!r} differs from row 2's {stamp['doctrine_version'].value!r}; one worksheet is one doctrine version"))
+            problems.append(Problem(cell.place, f"doctrine_version {cell.value!r} differs from row 2's "
+                                                f"{stamp['doctrine_version'].value!r}; one worksheet is one doctrine version"))
     return Filled(file, "csv", stamp, tuple(entries)), problems
 
 
@@ -128,14 +130,16 @@ def read_markdown(data: bytes, file: str) -> tuple[Filled | None, list[Problem]]
         if m := MD_STAMP_LINE.match(line):
             stamp[MD_STAMP[m.group(1).lower()]] = Cell(m.group(2), Place(file, row=i + 1, row_word="line"))
     if "doctrine_version" not in stamp:
-        problems.append(Problem(Place(file, row=1, row_word="line"), "no '- Doctrine version: X.Y.Z' line above the table: the worksheet's stamp is missing"))
+        problems.append(Problem(Place(file, row=1, row_word="line"),
+                                "no '- Doctrine version: X.Y.Z' line above the table: the worksheet's stamp is missing"))
     header, _ = split_md_row(lines[start])
     header = [md_unescape(h) for h in header]
 
     def place_of(line_no: int):
         return lambda i: Place(file, row=line_no, row_word="line", column=str(i + 1), name=header[i] if i < len(header) else "")
 
-    index, found = match_columns(header, place_of(start + 1), Place(file, row=start + 1, row_word="line"), required=READ_COLUMNS, optional=ADDED_COLUMNS)
+    index, found = match_columns(header, place_of(start + 1), Place(file, row=start + 1, row_word="line"),
+                                 required=READ_COLUMNS, optional=ADDED_COLUMNS)
     problems += found
     if found:
         return None, problems

@@ -9,11 +9,11 @@ from ..export.worksheet import STATUSES
 from ..fields import FINDING_KIND, in_profile
 from ..threats import OWASP_MCP_TOP10, category, threat_label
 from .findings import UNFILLED, Item, Report, Since
+from .places import Problem
 
 
 def finding_kind(item: Item) -> str:
     return FINDING_KIND.get(item.basis, "recommendation")
-from .places import Problem
 
 
 def threats_text(threats: tuple[str, ...]) -> str:
@@ -84,7 +84,8 @@ def render_text(report: Report) -> str:
     if report.since:
         lines += _since_lines(report.since)
     high, gating = len(report.failures("high")), len(report.gating())
-    verdict = f"{gating} HIGH item(s) of the {report.profile} profile failed: exit 1" if gating else f"no HIGH item of the {report.profile} profile failed: exit 0"
+    verdict = (f"{gating} HIGH item(s) of the {report.profile} profile failed: exit 1" if gating
+               else f"no HIGH item of the {report.profile} profile failed: exit 0")
     if high > gating:
         verdict += f" ({high - gating} other HIGH failure(s) are recommendations outside the profile)"
     return "\n".join([*lines, "", verdict]) + "\n"

@@ -11,12 +11,16 @@ from __future__ import annotations
 from html import escape
 
 DESCRIPTIONS = {
-    "worksheet.md": ("Audit worksheet, Markdown", "One row per rule with empty status, evidence and notes; paste into a pull request or a review document."),
+    "worksheet.md": ("Audit worksheet, Markdown",
+                     "One row per rule with empty status, evidence and notes; paste into a pull request or a review "
+                     "document."),
     "worksheet.csv": ("Audit worksheet, CSV", "The same rows for a spreadsheet; the doctrine version and commit are repeated on every row."),
     "worksheet.json": ("Audit worksheet, JSON", "The same rows for tools; the interactive worksheet imports this file to resume a review."),
     "worksheet.xlsx": ("Audit worksheet, Excel", "The same rows as a workbook with a status drop-down."),
     "rules.json": ("Every rule as data", "All fields, summaries and WRONG/CORRECT snippets, each with the path:line it came from."),
-    "mcp-server-authoring-skill.zip": ("Agent Skill bundle", "SKILL.md, an index per gate, a file per rule and two scripts, so a coding agent loads only the rules a task needs."),
+    "mcp-server-authoring-skill.zip": ("Agent Skill bundle",
+                                       "SKILL.md, an index per gate, a file per rule and two scripts, so a coding "
+                                       "agent loads only the rules a task needs."),
 }
 """Title and one-line purpose by file name; a file without an entry is still listed."""
 

@@ -92,7 +92,8 @@ def _link_in(element: etree.Element, mentions: Mentions) -> None:
 def _split(text: str, mentions: Mentions) -> tuple[str, list[etree.Element]]:
     """``text`` up to the first linked id, and the links, each carrying the text after it as its tail."""
     parts = RULE_ID.split(text)  # text, id, text, id, ..., text
-    head, links = parts[0], []
+    head = parts[0]
+    links: list[etree.Element] = []
     for rule_id, after in zip(parts[1::2], parts[2::2]):
         target = mentions.link(rule_id)
         if target is None:

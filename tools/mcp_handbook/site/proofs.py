@@ -84,7 +84,8 @@ def _verdict(entry: dict[str, Any], snippet: Snippet, *, clean: Any) -> tuple[st
             f'<span class="hb-proof-mark">✗ The probe failed, as expected</span>{because}. Probe {probe}: {what}'
         )
     if entry.get("ok"):
-        return "hb-proof-ok", f'<span class="hb-proof-mark">✓ Proved</span>: probe {probe} said <strong>{escape(status)}</strong>, as a CORRECT block must. {what}'
+        return "hb-proof-ok", (f'<span class="hb-proof-mark">✓ Proved</span>: probe {probe} said '
+                               f"<strong>{escape(status)}</strong>, as a CORRECT block must. {what}")
     if entry.get("broken"):
         return "hb-proof-bad", f'<span class="hb-proof-mark">✗ Not proved</span>: the block is broken: {escape(clean(str(entry["broken"])))}'
     return "hb-proof-bad", (
@@ -102,7 +103,8 @@ def proof_panel(data: SiteData, rule: Rule, snippet: Snippet) -> str:
         return ""
     entry, current = data.proof(rule, snippet)
     if entry is None:
-        return f'<div class="hb-proof hb-proof-missing" role="note" {NOT_SEARCHED}><p><span class="hb-proof-mark">⚠ No recorded proof</span> for this block yet: {RUN_HINT}.</p></div>'
+        return (f'<div class="hb-proof hb-proof-missing" role="note" {NOT_SEARCHED}><p><span class="hb-proof-mark">'
+                f"⚠ No recorded proof</span> for this block yet: {RUN_HINT}.</p></div>")
     if not current:
         return (
             f'<div class="hb-proof hb-proof-missing" role="note" {NOT_SEARCHED}><p><span class="hb-proof-mark">⚠ Proof out of date</span>: '

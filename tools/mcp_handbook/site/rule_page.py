@@ -68,7 +68,8 @@ def meta_block(data: SiteData, rule: Rule) -> str:
     corpus = data.corpus
     gate = corpus.gate(rule.gate)
     src = rule_src(rule)
-    gate_link = f'<a href="{href(gate_src(rule.gate), from_src=src, directory_urls=data.directory_urls)}">{escape(gate.title if gate else rule.gate)}</a>'
+    gate_href = href(gate_src(rule.gate), from_src=src, directory_urls=data.directory_urls)
+    gate_link = f'<a href="{gate_href}">{escape(gate.title if gate else rule.gate)}</a>'
     probe = f" <code>{escape(rule.probe)}</code>" if rule.check == "automated" and rule.probe else ""
     facts = [
         _fact("Id", f"<code>{escape(rule.id)}</code>"),
@@ -157,10 +158,12 @@ def _open_snippet(rule: Rule, snippet: Snippet, fence_line: str) -> str:
     # so the code inside is still highlighted without the (slower) md_in_html extension
     label, css = KIND_LABEL[snippet.kind]
     title = f" — {escape(snippet.title)}" if snippet.title else ""
-    marker = FENCE.match(fence_line).group(1)  # keep ```` or ~~~ as written: the code may hold ```
+    fence = FENCE.match(fence_line)
+    assert fence is not None  # the caller found the fence on this line
+    marker = fence.group(1)  # keep ```` or ~~~ as written: the code may hold ```
     other = _counterpart(rule, snippet)
     lines = _differing(snippet, other) if other is not None else ()
-    note = f' <span class="hb-diff-note">{_diff_note(rule, other)}</span>' if lines else ""
+    note = f' <span class="hb-diff-note">{_diff_note(rule, other)}</span>' if lines and other is not None else ""
     hl_lines = f' hl_lines="{" ".join(map(str, lines))}"' if lines else ""
     return (
         f'<div class="hb-snippet {css}">\n'
@@ -187,9 +190,10 @@ def body_with_blocks(rule: Rule, data: SiteData | None) -> str:
             continue
         start = s.location.line - rule.body_line
         end = (s.location.end_line or s.location.line) - rule.body_line
-        if not (0 <= start < len(lines) and FENCE.match(lines[start])):
+        fence = FENCE.match(lines[start]) if 0 <= start < len(lines) else None
+        if fence is None:
             raise ValueError(f"{s.location}: snippet fence not found where the model put it")
-        marker = FENCE.match(lines[start]).group(1)
+        marker = fence.group(1)
         lines[start] = _open_snippet(rule, s, lines[start])
         if s.same_as and end == start + 1:  # an empty fence: the code is the named block's (parse gave it)
             lines[start + 1 : start + 1] = s.code.rstrip("\n").split("\n")

@@ -83,7 +83,7 @@ def _cwe_index(corpus: Corpus) -> list[str]:
         "(copy it into a browser; this site loads nothing from elsewhere).", "",
     ]
     if not found:
-        return lines + ["No rule names a CWE id yet."]
+        return [*lines, "No rule names a CWE id yet."]
     lines += ["| CWE | Rules | MITRE page |", "|---|---|---|"]
     for cwe, rules in found.items():
         links = ", ".join(_rule_link(r, r.id) for r in rules)

@@ -67,7 +67,7 @@ def _json_script(data: dict[str, Any]) -> str:
 
 def _status_control(rule: Rule, statuses: list[str]) -> str:
     name = f"status-{escape(rule.id)}"
-    options = [("", "–", "Not reviewed")] + [(s, s, s) for s in statuses]
+    options = [("", "–", "Not reviewed")] + [(s, s, s) for s in statuses]  # noqa: RUF001 - the dash is the mark shown
     radios = "".join(
         f'<label title="{escape(tip)}"><input type="radio" name="{name}" value="{escape(value)}"'
         f'{" checked" if not value else ""}><span>{escape(text)}</span></label>'

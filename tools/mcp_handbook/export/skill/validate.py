@@ -41,7 +41,7 @@ REFERENCE_MAX_TOKENS = 4_000
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
 
 
-def name_problem(name: str) -> str | None:
+def name_problem(name: object) -> str | None:
     """Why ``name`` is not a valid Agent Skill name, or None."""
     if not isinstance(name, str) or not name:
         return "skill name must be a non-empty string"
@@ -140,7 +140,7 @@ def reachable(files: Mapping[str, str], found: Mapping[str, list[str]] | None = 
         path = todo.pop()
         for href in found.get(path, ()):
             target = local_target(path, href)
-            if target in files and target not in seen:
+            if target is not None and target in files and target not in seen:
                 seen.add(target)
                 todo.append(target)
     return seen

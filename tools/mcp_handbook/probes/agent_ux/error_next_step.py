@@ -51,7 +51,8 @@ def _attempts(tools: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str, di
     return attempts
 
 
-@probe("error_next_step", "every isError result carries an 'Action:' next step", over_http=True, reasons=REASONS, calls_tools=True, shares_session=True)
+@probe("error_next_step", "every isError result carries an 'Action:' next step", over_http=True, reasons=REASONS,
+       calls_tools=True, shares_session=True)
 def error_next_step(target: Target) -> Finding:
     """Provoke tool errors (missing or unexpected arguments, a path that does not exist); every isError
     result must carry an ``Action:`` line saying what to do next."""
@@ -67,7 +68,7 @@ def error_next_step(target: Target) -> Finding:
         name = tool_name(tool)
         response = calls.call(name, args)
         result = response.get("result") if response is not None else None
-        if not isinstance(result, dict) or not result.get("isError"):
+        if response is None or not isinstance(result, dict) or not result.get("isError"):
             continue  # not answered in time (noted), a success, or a JSON-RPC error (the error contract's rules)
         errors_seen += 1
         text = text_blocks(response)

@@ -12,7 +12,8 @@ the file's first line but not its last was cut, and must say so (a word such as 
 how to get the rest (one of the tool's own parameters other than the path, a cursor, an offset or a page).
 
 Fair to third-party servers: tools that take no path are judged on size only; a refused call (``isError``, a
-JSON-RPC error, or a success whose text plainly reports a failure) is not judged; a tool that does not answer in time is not checked (:class:`~..calls.ToolCalls`).
+JSON-RPC error, or a success whose text plainly reports a failure) is not judged; a tool that does not answer in
+time is not checked (:class:`~..calls.ToolCalls`).
 """
 
 from __future__ import annotations

@@ -330,7 +330,7 @@ def plausible_wrong_values(schema: dict[str, Any], *, code: bool) -> list[tuple[
     file is read) and its first half (a prefix of a valid key)."""
     values = [("an empty string", "")]
     if code:
-        return values + [("SQL that does not parse", MALFORMED_SQL)]
+        return [*values, ("SQL that does not parse", MALFORMED_SQL)]
     example = string_example(schema)
     if example is None or "://" in example:
         return values

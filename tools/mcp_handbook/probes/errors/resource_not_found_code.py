@@ -31,8 +31,8 @@ def _missing_uri(session: WireSession, target: Target) -> str | None:
     """A URI beside a listed one, with a name no resource has (a ``file:`` resource preferred)."""
     answer = session.request("resources/list", {}, timeout=target.timeout)
     result = answer.get("result")
-    listed = [r.get("uri") for r in (result.get("resources") or [] if isinstance(result, dict) else [])
-              if isinstance(r, dict) and isinstance(r.get("uri"), str) and r.get("uri")]
+    listed = [uri for r in (result.get("resources") or [] if isinstance(result, dict) else [])
+              if isinstance(r, dict) and isinstance(uri := r.get("uri"), str) and uri]
     if not listed:
         return None
     uri = next((u for u in listed if u.startswith("file:")), listed[0])

@@ -67,7 +67,7 @@ def advertise_capabilities(target: Target) -> Finding:
             if error_code(response) == -32601 or (key != "completions" and not isinstance(result, dict)):
                 problems.append(("advertised_not_served",
                                  f"{key} is advertised but {method} fails: {compact(response.get('error'), 120)}"))
-            elif field and key != "completions" and not isinstance(result.get(field), list):
+            elif field and key != "completions" and isinstance(result, dict) and not isinstance(result.get(field), list):
                 problems.append(("advertised_not_served", f"{key} is advertised but {method} returned no {field} list"))
         elif key == "tools" and isinstance(result, dict) and result.get("tools"):
             problems.append(("served_not_advertised",
@@ -119,7 +119,7 @@ def _subscription(session: Any, caps: dict[str, Any], target: Target, evidence: 
     if not isinstance(resources, dict) or resources.get("subscribe") is not True:
         return []
     uri = _a_listed_uri(session, target) or "hb-probe://no-such-resource"
-    found = []
+    found: list[tuple[str, str]] = []
     for method in ("resources/subscribe", "resources/unsubscribe"):
         if not target.may_request(method):
             evidence.append(f"resources.subscribe: {method} not sent (--no-tool-calls)")
@@ -143,4 +143,5 @@ def _a_listed_uri(session: Any, target: Target) -> str:
         return ""
     items = listed.get("resources") if isinstance(listed, dict) else None
     first = items[0] if isinstance(items, list) and items and isinstance(items[0], dict) else {}
-    return first.get("uri") if isinstance(first.get("uri"), str) else ""
+    uri = first.get("uri")
+    return uri if isinstance(uri, str) else ""

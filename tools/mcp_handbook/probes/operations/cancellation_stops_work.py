@@ -56,7 +56,7 @@ def cancellation_stops_work(target: Target) -> Finding:
                               f"{first.duration:.1f} s with {len(first.progress)} progress report(s))", *evidence)
     evidence.append(f"uncancelled: {len(first.progress)} progress report(s) before the answer")
     call = send_call(session, first.tool, first.arguments, CANCEL_TOKEN)
-    started = session.wait_for(lambda v: is_progress(v) and v["params"].get("progressToken") == CANCEL_TOKEN
+    started = session.wait_for(lambda v: (is_progress(v) and v["params"].get("progressToken") == CANCEL_TOKEN)
                                or (isinstance(v, dict) and v.get("id") == call.request_id), timeout=target.timeout)
     if started is None or not is_progress(started.value):
         return not_applicable(f"not checked: the second call of {first.tool} was answered or silent before "

@@ -47,7 +47,7 @@ def _slow_call(target: Target, tools: list[dict[str, Any]]) -> tuple[str, dict[s
         annotations = tool.get("annotations")
         read_only = isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
         if tool["name"] == "slow_echo" or (delay and read_only):
-            return tool["name"], fill_arguments(tool, **{delay or "seconds": SLOW_SECONDS})
+            return tool["name"], fill_arguments(tool, {delay or "seconds": SLOW_SECONDS})
     return None
 
 

@@ -14,6 +14,7 @@ from ..registry import probe
 from ..support import (
     Finding, Target, WireSession, WireTimeout, compact, error_code, failed, not_applicable, passed, session_with_tools,
 )
+from ..schemas import input_schema
 from ._common import LEVEL_RANK, read_only_first
 
 
@@ -50,8 +51,8 @@ def honour_log_level(target: Target) -> Finding:
     tools = read_only_first(target, listed)
     # Activity servers usually log: a cancellation of an unknown request, read-only tools that need no
     # arguments called with none (failing that, calls with an unknown argument, refused by validation).
-    schemas = {t["name"]: t.get("inputSchema") if isinstance(t.get("inputSchema"), dict) else {} for t in tools}
-    bare = [(t["name"], {}) for t in tools if not schemas[t["name"]].get("required")]
+    schemas = {t["name"]: input_schema(t) for t in tools}
+    bare: list[tuple[str, dict[str, Any]]] = [(t["name"], {}) for t in tools if not schemas[t["name"]].get("required")]
     calls = bare[:2] or [(t["name"], {"hb_probe_unknown_argument": True}) for t in tools[:2]]
     evidence: list[str] = ["activity at each level: notifications/cancelled for an unknown request, "
                            f"{', '.join(f'{n}({compact(a)})' for n, a in calls) or '(no callable tool)'}, "

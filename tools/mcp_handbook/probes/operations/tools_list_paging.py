@@ -24,9 +24,9 @@ class _BadListing(Exception):
         self.reason = reason
 
 
-def _listing(session: WireSession, timeout: float) -> tuple[list[str], list[str]]:
-    """Every tool name, following cursors (bounded), and the cursors issued on the way."""
-    names: list[str] = []
+def _listing(session: WireSession, timeout: float) -> tuple[list[str | None], list[str]]:
+    """Every tool name (None for a tool that has none), following cursors (bounded), and the cursors issued on the way."""
+    names: list[str | None] = []
     cursors: list[str] = []
     cursor = None
     for _ in range(50):

@@ -98,8 +98,8 @@ def env_call(target: Target, tools: list[dict[str, Any]]) -> tuple[str, dict[str
     for tool, prog, args, choices in program_tools(target, tools):
         for name in ("printenv", "env"):
             if choices is None or name in choices:
-                extra = {args: []} if args else {}
-                return tool["name"], fill_arguments(tool, **{prog: name}, **extra)
+                extra: dict[str, list[str]] = {args: []} if args else {}
+                return tool["name"], fill_arguments(tool, {prog: name, **extra})
     return None
 
 

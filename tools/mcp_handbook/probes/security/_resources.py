@@ -90,7 +90,7 @@ def find_planted(session: WireSession, target: Target, root: Path, planted: list
     """The first of several planted files (``(name, expected bytes)``, most likely first) the server names, with
     the base of its URI, or (None, None), with evidence: listed first, then through ``file:`` templates."""
     listed = list_all(session, target, "resources/list", "resources")
-    uris = [entry.get("uri") for entry in listed if isinstance(entry.get("uri"), str)]
+    uris = [uri for entry in listed if isinstance(uri := entry.get("uri"), str)]
     for name, _ in planted:
         quoted = quote(name)
         for uri in uris:

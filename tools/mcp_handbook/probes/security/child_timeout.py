@@ -65,7 +65,7 @@ def child_timeout(target: Target) -> Finding:
     allowed = seconds + 2.0
     with planted_fifo(target.workspace) as fifo_name:
         argv = ["hb", fifo_name] if reader == "grep" else [fifo_name]
-        arguments = fill_arguments(tool, **{prog: reader, args: argv, tparam: chosen})
+        arguments = fill_arguments(tool, {prog: reader, args: argv, tparam: chosen})
         evidence = [f"{tool['name']}({compact(arguments, 120)}): {reader} blocks opening a FIFO nobody writes to"]
         began = time.monotonic()
         try:

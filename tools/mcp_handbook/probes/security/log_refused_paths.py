@@ -39,7 +39,7 @@ def log_refused_paths(target: Target) -> Finding:
     forged_event = f"hb_forged_{tag}"
     record = f'{{"level":"warning","event":"{forged_event}"}}'
     forging = f"../hb-refused-{tag}/next.txt\n{record}" if kind is TEXT else f"../hb-refused-{tag}/next\n{record}{kind.suffix}"
-    evidence = []
+    evidence: list[str] = []
     for attempt in (raw, forging):
         try:
             response = call_tool(session, tool["name"], fill_arguments(tool, **{param: attempt}), timeout=target.timeout)

@@ -57,7 +57,8 @@ def _planned(target: Target, tools: list[dict[str, Any]]) -> dict[str, list[dict
     """Arguments to send, by tool: parameters that carry code first (expressions and statements), then every
     other free-form string parameter (expressions), at most :data:`MAX_CALLS` in all."""
     payloads = _payloads(_canary_name(target))
-    code, other = [], []
+    code: list[tuple[str, dict[str, Any]]] = []
+    other: list[tuple[str, dict[str, Any]]] = []
     for tool in callable_tools(target, tools):
         carries_code = set(code_params(tool))
         for param, prop in properties(tool).items():
@@ -92,7 +93,8 @@ def no_code_evaluation(target: Target) -> Finding:
     if not plan:
         return not_applicable("no callable tool has a free-form string parameter")
     calls = ToolCalls(target, wait=target.timeout)
-    evaluated, evidence = [], []
+    evaluated: list[str] = []
+    evidence: list[str] = []
     answered = 0
     for name, arguments in plan.items():
         responses = calls.calls(name, arguments)

@@ -43,7 +43,8 @@ def _other_forms(target: Target, tools: list[dict[str, Any]], covered: set[str])
             continue
         said = " ".join(str(tool.get(k) or "") for k in ("name", "title", "description")).replace("_", " ")
         for param, prop in properties(tool).items():
-            items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
+            items = prop.get("items")
+            items = items if isinstance(items, dict) else {}
             if param.lower() in ARGV_PARAMS and schema_type(prop) == "array" and schema_type(items) in ("string", None):
                 found.append((tool, param, "argv"))
                 break
@@ -71,22 +72,21 @@ def no_shell(target: Target) -> Finding:
                 f"$(echo hbx_{expr}_5)"]
     plan: dict[str, list[dict[str, Any]]] = {}
     for tool, prog, args, choices in program_tools(target, tools):
-        if choices is None:
-            program = "echo"
-        else:
+        program: str | None = "echo"
+        if choices is not None:
             program = next((p for p in _PROGRAMS if p in choices), None)
             program = program or next((c for c in choices if isinstance(c, str)), None)
         if program is None or (args is None and choices is not None):
             continue  # nothing free-form reaches the program
         for payload in payloads:
             if args is not None:
-                plan.setdefault(tool["name"], []).append(fill_arguments(tool, **{prog: program, args: [payload]}))
+                plan.setdefault(tool["name"], []).append(fill_arguments(tool, {prog: program, args: [payload]}))
             else:
                 plan.setdefault(tool["name"], []).append(fill_arguments(tool, **{prog: f"{program} {payload}"}))
         if len(plan) >= 2:
             break
     for tool, param, form in _other_forms(target, tools, set(plan))[:2]:
-        plan[tool["name"]] = [fill_arguments(tool, **{param: ["echo", payload] if form == "argv" else f"echo {payload}"})
+        plan[tool["name"]] = [fill_arguments(tool, {param: ["echo", payload] if form == "argv" else f"echo {payload}"})
                               for payload in payloads]
     if not plan:
         return not_applicable("no callable tool runs a program with caller-supplied arguments "
@@ -94,11 +94,11 @@ def no_shell(target: Target) -> Finding:
     calls = ToolCalls(target, wait=target.timeout)
     evidence, evaluated = [], []
     for name, arguments in plan.items():
-        for args, response in zip(arguments, calls.calls(name, arguments)):
+        for sent, response in zip(arguments, calls.calls(name, arguments)):
             if response is None:
                 continue
             text = shown_text(response)
-            row = f"{name}({compact(args, 90)}) -> {show(text, target, 160)}"
+            row = f"{name}({compact(sent, 90)}) -> {show(text, target, 160)}"
             evidence.append(row)
             if marker in text:
                 evaluated.append(row)

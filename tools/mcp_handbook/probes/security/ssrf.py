@@ -274,7 +274,7 @@ def fetch_bounded(target: Target) -> Finding:
     wait = own_limit + 2.0 if own_limit is not None else max(target.timeout, 5.0)
     with listening() as (listener,):
         session, _ = handshake(target, extra_env={ALLOW_ENV: f"127.0.0.1:{listener.port}"})
-        rows = []
+        rows: list[str] = []
         for path, late, what in (("/hb-endless", "no_deadline", "an endless response"),
                                  ("/hb-trickle", "no_deadline", "a trickling response"),
                                  ("/hb-slow-headers", "headers_without_deadline", "a response with trickling headers")):
@@ -291,7 +291,8 @@ def fetch_bounded(target: Target) -> Finding:
             if answer == "no_answer":
                 return failed(late, f"{name} was still fetching {what} after {wait:g} s",
                               listener.scrub(f"{name}(url={url!r}) -> no answer within {wait:g} s"), *rows)
-            rows.append(listener.scrub(f"{name}(url={url!r}) -> answered: {show(shown_text(answer), target, 120)}"))
+            shown = show(shown_text(answer), target, 120) if isinstance(answer, dict) else answer
+            rows.append(listener.scrub(f"{name}(url={url!r}) -> answered: {shown}"))
     return passed(f"{name} stopped an endless response, a trickling body and trickling headers within {wait:g} s",
                   *rows,
                   f"time limit the probe set: {compact(own_limit)} s" if own_limit is not None else "no time parameter")

@@ -35,7 +35,8 @@ def _problems(tool: dict[str, Any]) -> list[Problem]:
     text = tool.get("description")
     if not isinstance(text, str) or not text.strip():
         return [("description_missing", f"{name}.description: missing: the model picks tools by reading it")]
-    title = tool.get("title") if isinstance(tool.get("title"), str) else ""
+    title = tool.get("title")
+    title = title if isinstance(title, str) else ""
     if restates(text, name, title):
         return [("description_restates_name", f"{name}.description: {text[:80]!r} restates the name")]
     if len(text.strip()) < MIN_TOOL_DESCRIPTION_CHARS:

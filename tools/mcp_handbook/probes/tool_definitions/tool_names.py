@@ -105,8 +105,8 @@ def _style_problems(tool: dict[str, Any]) -> list[Problem]:
 
 def _other_convention(tools: list[dict[str, Any]]) -> str | None:
     """The one convention other than snake_case that every name of several words follows, if there is one."""
-    names = [t.get("name") for t in tools]
-    if not all(isinstance(n, str) for n in names):
+    names = [n for t in tools if isinstance(n := t.get("name"), str)]
+    if len(names) != len(tools):
         return None
     found = {convention(n) for n in names if not ONE_WORD.fullmatch(n)}
     return found.pop() if len(found) == 1 and None not in found and "snake_case" not in found else None

@@ -21,7 +21,8 @@ dual-era server to switch eras, which it may rightly refuse."""
 
 
 def _names(response: dict[str, Any]) -> list[Any]:
-    result = response.get("result") if isinstance(response.get("result"), dict) else {}
+    result = response.get("result")
+    result = result if isinstance(result, dict) else {}
     return [t.get("name") for t in result.get("tools") or [] if isinstance(t, dict)]
 
 
@@ -49,14 +50,15 @@ def accept_params_meta(target: Target) -> Finding:
         except WireTimeout as exc:  # the request without _meta: its silence says nothing about _meta
             problems.append((silence_reason(session), f"tools/list without params._meta got no answer: {exc}"))
             plain = None
-        checks = [("ping", {"_meta": META}), ("tools/list", {"_meta": META}), ("ping", {"_meta": {}})]
+        checks: list[tuple[str, dict[str, Any]]] = [("ping", {"_meta": META}), ("tools/list", {"_meta": META}),
+                                                    ("ping", {"_meta": {}})]
         for method, params in checks if plain is not None else ():
             response = session.request(method, params, timeout=target.timeout)
             evidence.append(f"{method} {compact(params, 120)} -> {compact(response, 160)}")
             if "result" not in response:
                 problems.append(("refused_meta",
                                  f"{method} with params._meta was refused: {compact(response.get('error'), 160)}"))
-            elif method == "tools/list" and "result" in plain and _names(response) != _names(plain):
+            elif method == "tools/list" and plain is not None and "result" in plain and _names(response) != _names(plain):
                 problems.append(("meta_changed_listing", "tools/list with _meta listed different tools than without it"))
     except WireTimeout as exc:  # the fault of _meta only if a server is answered without it
         problems.append((control_silence(target) or "unanswered_meta", f"a request with params._meta got no answer: {exc}"))

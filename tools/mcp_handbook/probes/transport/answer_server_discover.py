@@ -58,7 +58,8 @@ def answer_server_discover(target: Target) -> Finding:
             return failed("bad_discover_result", "server/discover returned a result that is not a DiscoverResult "
                           "(supportedVersions and capabilities)", *evidence)
         return passed(f"the server answers server/discover as a modern server (supports {', '.join(versions)})", *evidence)
-    error = answer.get("error") if isinstance(answer.get("error"), dict) else {}
+    error = answer.get("error")
+    error = error if isinstance(error, dict) else {}
     if error.get("code") == -32022:
         supported = (error.get("data") or {}).get("supported") if isinstance(error.get("data"), dict) else None
         if isinstance(supported, list) and not any(v in KNOWN_REVISIONS for v in supported):

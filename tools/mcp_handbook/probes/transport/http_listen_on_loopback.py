@@ -63,6 +63,7 @@ def http_listen_on_loopback(target: Target) -> Finding:
     point = endpoint(target)
     printed = f"the server printed: listening on {point.url.replace(f':{point.port}', ':PORT')}"
     session = target.sessions[-1]
+    assert session.pid is not None, "endpoint() starts the server on its pipes"
     pids = session_pids(session.pid)
     tcp = [x for x in listening(pids) if x.kind in ("tcp", "tcp6")]
     if not tcp:

@@ -94,7 +94,8 @@ def modern_server_discover(target: Target) -> Finding:
     if MODERN_REVISION not in versions:  # a well-formed result for other revisions, and no 2026-07-28 served
         return not_applicable(f"{NOT_MODERN} (server/discover lists {compact(versions, 120)}, and tools/list in the "
                               "2026-07-28 envelope got no 2026-07-28 result)", *evidence)
-    meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+    meta = result.get("_meta")
+    meta = meta if isinstance(meta, dict) else {}
     evidence.append(f"serverInfo in _meta (SHOULD): {compact(meta.get(SERVER_INFO, 'absent'), 120)}")
     return passed(f"server/discover lists {', '.join(versions)} and "
                   f"{len(result['capabilities'])} capability key(s)", *evidence)

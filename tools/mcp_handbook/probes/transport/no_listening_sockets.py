@@ -42,7 +42,7 @@ def session_pids(sid: int) -> list[int]:
 
 
 def _socket_inodes(pid: int) -> set[str]:
-    inodes = set()
+    inodes: set[str] = set()
     try:
         names = os.listdir(f"/proc/{pid}/fd")
     except OSError:

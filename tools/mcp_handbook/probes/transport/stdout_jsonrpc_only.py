@@ -12,13 +12,13 @@ flushed, and the audit's environment stays the minimal one (:func:`~mcp_handbook
 
 from __future__ import annotations
 
+from ...wire import MAX_LINE_BYTES
 from ..registry import probe
+from ..support import (failed, Finding, is_jsonrpc_message, list_tools, not_applicable, passed, silence_reason, Target,
+                       WireTimeout)
 
 UNBUFFERED = {"PYTHONUNBUFFERED": "1"}
 """How a host that runs Python unbuffered starts the server: stray ``print()`` output is written at once."""
-from ...wire import MAX_LINE_BYTES
-from ..support import (failed, Finding, is_jsonrpc_message, list_tools, not_applicable, passed, silence_reason, Target,
-                       WireTimeout)
 
 
 @probe("stdout_jsonrpc_only", "every stdout line is one JSON-RPC message",

@@ -42,7 +42,11 @@ def tools_in(document: object) -> list:
 def read_json(source: str) -> object:
     where = "standard input" if source == "-" else source
     try:
-        text = sys.stdin.read() if source == "-" else open(source, encoding="utf-8").read()
+        if source == "-":
+            text = sys.stdin.read()
+        else:
+            with open(source, encoding="utf-8") as file:
+                text = file.read()
     except OSError as exc:
         raise ValueError(f"{where}: cannot read it: {exc.strerror or exc}") from None
     try:
