@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, TOOLS_DIR, server_argv, server_env
+from handbook_server import ROOT, TOOLS_DIR, server_argv, server_env
 
 from mcp_handbook import load_corpus
 from mcp_handbook.mcp_server import frames
