@@ -95,3 +95,10 @@ def test_an_advertised_subscription_not_exercised_is_not_checked(project_root: P
     finding = next(f.finding for f in result.findings if f.rule.id == "OPS-003")
     assert finding.status == "N/A" and "resources.subscribe (resources/subscribe) not exercised" in finding.summary, finding
     assert result.exit_code == 3
+
+
+def test_copies_that_fight_over_one_file_are_asked_again_alone(tmp_path: Path) -> None:
+    """TRN-006 starts one server per revision at once; a server that owns a file in its folder (mcp-server-duckdb's
+    database) lets only the first copy live, and the others' silence read as initialize_unanswered, by chance."""
+    finding = _run("version_negotiation", tmp_path, "single_copy.py")
+    assert finding.status == "PASS", finding

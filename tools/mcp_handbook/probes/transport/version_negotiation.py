@@ -34,28 +34,52 @@ _Problem = tuple[str, str]
 
 def _ask_versions(target: Target, versions: tuple[str, ...], offered: dict[str, str],
                   problems: list[_Problem], evidence: list[str]) -> None:
-    """One server per question (a session negotiates once), started together; record each answer."""
-    sessions = {v: target.start() for v in versions}
-    rids = {v: send_request(s, "initialize", init_params(v)) for v, s in sessions.items()}
-    deadline = time.monotonic() + 2 * target.timeout  # the servers start at once and compete for the CPU
-    for version, session in sessions.items():
-        try:
-            response = session.wait_for_id(rids[version], timeout=max(0.2, deadline - time.monotonic()))
-        except WireTimeout as exc:
-            problems.append((silence_reason(session), f"initialize({version!r}): no answer ({exc})"))
-            continue
-        finally:
-            session.close(grace=0.2)
-        result = response.get("result")
-        got = result.get("protocolVersion") if isinstance(result, dict) else None
-        evidence.append(f"initialize({version}) -> {got if got else compact(response, 140)}")
-        if not isinstance(result, dict):
-            problems.append(("refused_initialize",
-                             f"initialize({version!r}) was refused instead of answered with a version the server supports"))
-        elif not isinstance(got, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", got):
-            problems.append(("not_a_revision", f"initialize({version!r}) answered protocolVersion {got!r}, not a revision string"))
-        else:
-            offered[version] = got
+    """One server per question (a session negotiates once), started together; record each answer. A server that
+    exited before answering while its siblings ran is asked again alone: copies of one command started together
+    can fight over what one copy owns (mcp-server-duckdb's database file is locked by the first), which no host
+    that starts one copy would meet."""
+    exited = _ask(target, versions, offered, problems, evidence, together=True)
+    if exited:
+        _ask(target, exited, offered, problems, evidence, together=False)
+
+
+def _ask(target: Target, versions: tuple[str, ...], offered: dict[str, str], problems: list[_Problem],
+         evidence: list[str], *, together: bool) -> tuple[str, ...]:
+    """Ask each version on a server of its own, all started at once when ``together``, else one after another;
+    return the versions whose server exited unanswered while others ran (to ask again alone)."""
+    exited: list[str] = []
+    pending = [versions] if together else [(v,) for v in versions]
+    for batch in pending:
+        sessions = {v: target.start() for v in batch}
+        rids = {v: send_request(s, "initialize", init_params(v)) for v, s in sessions.items()}
+        deadline = time.monotonic() + 2 * target.timeout  # the servers start at once and compete for the CPU
+        for version, session in sessions.items():
+            try:
+                response = session.wait_for_id(rids[version], timeout=max(0.2, deadline - time.monotonic()))
+            except WireTimeout as exc:
+                if together and len(batch) > 1 and silence_reason(session) == "server_exited":
+                    exited.append(version)
+                else:
+                    problems.append((silence_reason(session), f"initialize({version!r}): no answer ({exc})"))
+                continue
+            finally:
+                session.close(grace=0.2)
+            _record(version, response, offered, problems, evidence)
+    return tuple(exited)
+
+
+def _record(version: str, response: dict, offered: dict[str, str], problems: list[_Problem],
+            evidence: list[str]) -> None:
+    result = response.get("result")
+    got = result.get("protocolVersion") if isinstance(result, dict) else None
+    evidence.append(f"initialize({version}) -> {got if got else compact(response, 140)}")
+    if not isinstance(result, dict):
+        problems.append(("refused_initialize",
+                         f"initialize({version!r}) was refused instead of answered with a version the server supports"))
+    elif not isinstance(got, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", got):
+        problems.append(("not_a_revision", f"initialize({version!r}) answered protocolVersion {got!r}, not a revision string"))
+    else:
+        offered[version] = got
 
 
 def _verdict(target: Target, problems: list[_Problem], evidence: list[str]) -> Finding:
