@@ -6,7 +6,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hostile"))
-import tiny  # noqa: E402
+import tiny
 
 lock = open("hb-single-copy.lock", "w")  # noqa: SIM115 - held for the life of the process, on purpose
 try:
