@@ -94,18 +94,23 @@ class StreamReading:
                 self._eof[name] = True
                 self._lock.notify_all()
 
+    def _read(self, fd: int, name: str, size: int) -> bytes:
+        """One read of the stream, marked as waiting while it blocks (what :meth:`settle` asks); b"" at its end."""
+        with self._lock:
+            self._waiting[name] = True
+        try:
+            return os.read(fd, size)
+        except OSError:
+            return b""
+        finally:
+            with self._lock:
+                self._waiting[name] = False
+
     def _read_lines(self, fd: int, name: str, cap: Capture) -> None:
         pending = bytearray()
         pending_size = 0
         while not cap.flooded:
-            with self._lock:
-                self._waiting[name] = True
-            try:
-                chunk = os.read(fd, CHUNK)
-            except OSError:
-                chunk = b""
-            with self._lock:
-                self._waiting[name] = False
+            chunk = self._read(fd, name, CHUNK)
             if not chunk:
                 break
             start = 0
@@ -132,14 +137,8 @@ class StreamReading:
         """Read to the end and keep nothing, so a flooding server is never blocked on a full pipe (it would then
         hold whatever else it was doing) and the pipe closes when it exits."""
         while True:
+            chunk = self._read(fd, name, DRAIN_CHUNK)
             with self._lock:
-                self._waiting[name] = True
-            try:
-                chunk = os.read(fd, DRAIN_CHUNK)
-            except OSError:
-                chunk = b""
-            with self._lock:
-                self._waiting[name] = False
                 cap.bytes_seen += len(chunk)
             if not chunk:
                 return
