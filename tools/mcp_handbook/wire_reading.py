@@ -94,7 +94,7 @@ class StreamReading:
                 self._eof[name] = True
                 self._lock.notify_all()
 
-    def _read(self, fd: int, name: str, size: int) -> bytes:
+    def _read_chunk(self, fd: int, name: str, size: int) -> bytes:
         """One read of the stream, marked as waiting while it blocks (what :meth:`settle` asks); b"" at its end."""
         with self._lock:
             self._waiting[name] = True
@@ -110,7 +110,7 @@ class StreamReading:
         pending = bytearray()
         pending_size = 0
         while not cap.flooded:
-            chunk = self._read(fd, name, CHUNK)
+            chunk = self._read_chunk(fd, name, CHUNK)
             if not chunk:
                 break
             start = 0
@@ -137,7 +137,7 @@ class StreamReading:
         """Read to the end and keep nothing, so a flooding server is never blocked on a full pipe (it would then
         hold whatever else it was doing) and the pipe closes when it exits."""
         while True:
-            chunk = self._read(fd, name, DRAIN_CHUNK)
+            chunk = self._read_chunk(fd, name, DRAIN_CHUNK)
             with self._lock:
                 cap.bytes_seen += len(chunk)
             if not chunk:
