@@ -37,10 +37,11 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    "mcp_handbook.export.schemas", "mcp_handbook.export.formats", "mcp_handbook.export.files",
                    "mcp_handbook.export.xlsx", "mcp_handbook.report", "mcp_handbook.contrib")),
     ("audit", ("mcp_handbook.audit",)),
-    ("bundles", ("mcp_handbook.export", "mcp_handbook.site", "mcp_handbook.site_build", "mcp_handbook.mcp_server")),
+    ("bundles", ("mcp_handbook.export", "mcp_handbook.site", "mcp_handbook.site_build", "mcp_handbook.mcp_server",
+                 "mcp_handbook.fleet")),
     ("commands", ("mcp_handbook.cli", "mcp_handbook.publish", "mcp_handbook.evidence_cmd", "mcp_handbook.export.cli",
                   "mcp_handbook.report.cli", "mcp_handbook.audit.cli", "mcp_handbook.contrib.commands",
-                  "mcp_handbook.mcp_server.cli")),
+                  "mcp_handbook.mcp_server.cli", "mcp_handbook.fleet.cli")),
 )
 """Each floor with the modules on it (a name covers its submodules, ``pkg.__init__`` only the package itself; the
 longest name that covers a module wins).

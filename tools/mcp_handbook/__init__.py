@@ -17,7 +17,8 @@ checks both, and that no module is over 400 lines):
 7. **documents**: the worksheet and ``rules.json`` formats (``export``'s modules), ``report``, ``contrib``.
 8. **audit**: the probes against someone else's server, written out as a worksheet.
 9. **bundles**: what gathers the floors below for a reader: ``export`` as a whole (with ``export/skill``, whose
-   script runs the audit's static check, and the downloads), the ``site``, ``site_build``, the MCP ``mcp_server``.
+   script runs the audit's static check, and the downloads), the ``site``, ``site_build``, the MCP ``mcp_server``,
+   ``fleet`` (many audits, one scorecard).
 10. **commands**: ``cli`` and each command module (``audit/cli.py``, ``export/cli.py``...), which ``cli`` loads by
     name.
 """
