@@ -22,7 +22,7 @@ MAX_LINES = 400
 
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("reference server", ("reference_server",)),
-    ("foundation", ("mcp_handbook.bounded_json", "mcp_handbook.procs", "mcp_handbook.installed", "mcp_handbook.reasons",
+    ("foundation", ("mcp_handbook.addresses", "mcp_handbook.bounded_json", "mcp_handbook.procs", "mcp_handbook.installed", "mcp_handbook.reasons",
                     "mcp_handbook.command", "mcp_handbook.git")),
     ("doctrine model", ("mcp_handbook.fields", "mcp_handbook.threats", "mcp_handbook.model")),
     ("parse", ("mcp_handbook.parse", "mcp_handbook.parse_cache", "mcp_handbook.history", "mcp_handbook.snippets",

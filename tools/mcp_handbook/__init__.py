@@ -6,7 +6,7 @@ checks both, and that no module is over 400 lines):
 
 0. **reference server** (``tools/reference_server``): the server every block is proved against; it imports
    nothing of the handbook's.
-1. **foundation**: ``bounded_json``, ``procs``, ``installed``, ``reasons`` and ``command`` (what every command
+1. **foundation**: ``addresses``, ``bounded_json``, ``procs``, ``installed``, ``reasons`` and ``command`` (what every command
    shares: the usage error, exit codes, finding the handbook).
 2. **doctrine model**: ``fields`` (the rule format), ``threats``, ``model``.
 3. **parse**: ``parse``, ``parse_cache``, ``history``, ``snippets``, ``seams``.

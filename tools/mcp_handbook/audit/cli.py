@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import os
 import re
 import signal
@@ -85,7 +84,8 @@ def _location(args: argparse.Namespace) -> str | None:
     return text
 
 
-def _options(args: argparse.Namespace, corpus: Corpus) -> AuditOptions:
+def audit_options(args: argparse.Namespace, corpus: Corpus) -> AuditOptions:
+    """The options of one audit from its parsed arguments (the fleet parses each entry's own the same way)."""
     unknown = sorted(set(args.rule or ()) - {r.id for r in corpus.rules if r.check == "automated"})
     if unknown:
         raise UsageError(f"--rule {', '.join(unknown)}: no automated rule with that id")
@@ -109,6 +109,7 @@ HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 def _url(args: argparse.Namespace) -> str | None:
     """The ``--url`` endpoint, checked: an http(s) URL, and on loopback unless ``--allow-remote``."""
+    from ..addresses import is_loopback
     from ..probes.http import parse_url
 
     if args.url is None:
@@ -119,20 +120,11 @@ def _url(args: argparse.Namespace) -> str | None:
         point = parse_url(args.url)
     except ValueError as exc:
         raise UsageError(f"--url: {exc}") from None
-    if not args.allow_remote and not _loopback(point.host):
+    if not args.allow_remote and not is_loopback(point.host):
         raise UsageError(f"--url {args.url}: {point.host} is not a loopback address. An audit sends hostile requests "
                          "(foreign Origin and Host headers); pass --allow-remote to audit a server on another machine "
                          "you are allowed to test")
     return args.url
-
-
-def _loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # a name: it could resolve anywhere
 
 
 def _headers(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
@@ -150,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     corpus = _corpus(args)
     outputs = _outputs(args)
     location = _location(args)
-    options = _options(args, corpus)
+    options = audit_options(args, corpus)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None  # a cancelled CI job: stop the servers too

@@ -50,7 +50,9 @@ class Entry:
         return entry_key(self.name, self.version, self.package)
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        """As JSON reads it back (lists, not tuples), so a plan compares equal to the plan file it was written to."""
+        data: dict[str, Any] = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+        data["env"] = [list(pair) for pair in self.env]
         data["key"] = self.key
         return data
 
