@@ -19,7 +19,7 @@ from mcp_handbook.model import Rule, Snippet
 from mcp_handbook.probes import PROBES
 from mcp_handbook.proving.pool import AUDIT_SERVERS_PER_CORE, Prover, worker_count
 from mcp_handbook.proving.verify import snippet_source
-from mcp_handbook.seams import server_args, server_prefix
+from mcp_handbook.proving.server_options import server_args, server_prefix
 
 pytestmark = pytest.mark.slow  # an audit per WRONG block
 

@@ -16,7 +16,7 @@ from mcp_handbook.probes.transport.http_session_ids_unguessable import (
     estimated_bits,
     shared_fraction,
 )
-from mcp_handbook.seams import server_args
+from mcp_handbook.proving.server_options import server_args
 from mcp_handbook.proving.verify import minimal_env
 
 

@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from mcp_handbook import load_corpus, seams
+from mcp_handbook import load_corpus
+from mcp_handbook.proving import server_options as seams
 from mcp_handbook.proving import evidence, verify
 from mcp_handbook.model import Rule
 from mcp_handbook.probes import PROBES, Target
 from mcp_handbook.probes.transport.http_listen_on_loopback import is_loopback
-from mcp_handbook.seams import server_args, server_prefix
+from mcp_handbook.proving.server_options import server_args, server_prefix
 
 RULE = "TRN-019"
 

@@ -1,5 +1,5 @@
-"""A probe declares what its proofs need of the reference server in ``@probe(...)``; ``seams.server_args`` and
-``seams.server_prefix`` read those declarations and the rule's conditions, and keep no list of probe names."""
+"""A probe declares what its proofs need of the reference server in ``@probe(...)``; ``server_options.server_args``
+and ``server_options.server_prefix`` read those declarations and the rule's conditions, and keep no list of probe names."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from mcp_handbook import load_corpus, seams
+from mcp_handbook import load_corpus
+from mcp_handbook.proving import server_options as seams
 from mcp_handbook.model import Rule
 from mcp_handbook.probes import PROBES, probe
 from mcp_handbook.probes.registry import Probe
@@ -76,7 +77,7 @@ def test_a_malformed_server_option_declaration_is_refused_naming_the_probe(bad: 
     assert "scratch_bad" not in PROBES
 
 
-def test_seams_names_no_probe() -> None:
+def test_server_options_name_no_probe() -> None:
     """The name sets are gone: what a probe needs is read from its registration."""
     source = Path(seams.__file__).read_text(encoding="utf-8")
     assert not [name for name in PROBES if f'"{name}"' in source]

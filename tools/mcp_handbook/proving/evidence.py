@@ -29,7 +29,7 @@ from typing import Any
 
 from ..model import Corpus, Rule, Snippet
 from ..reasons import GENERIC_REASONS
-from ..seams import server_args, server_prefix
+from .server_options import server_args, server_prefix
 from . import depends
 from .pool import prove
 

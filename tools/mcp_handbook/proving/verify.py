@@ -29,7 +29,8 @@ from typing import Literal
 from ..model import Rule, Snippet
 from ..probes import PROBES, Finding, Target
 from ..probes.support import GENERIC_REASONS, WireSession, WireTimeout, call_tool, failed, fill_arguments, list_tools
-from ..seams import TOOL_SEAM, server_args, server_prefix
+from ..seams import TOOL_SEAM
+from .server_options import server_args, server_prefix
 
 READY_MARK = '"event":"started"'
 """The reference server logs this once its seams are loaded and it is serving."""
