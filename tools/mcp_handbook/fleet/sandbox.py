@@ -18,9 +18,11 @@ it left behind through ``/proc``, and several probes judge how the server handle
   mcp-server-memory, six verdicts turned to FAIL with "server closed stdout" when it was set. The auditor's own
   group kill and subreaper already end what a server leaves.
 
-One verdict still moves: SEC-007 reads ``/proc/PID/fd`` of the process the auditor started, which is now
-bubblewrap (it closes what it inherited; the server inside keeps them). Running the whole audit inside the
-sandbox instead keeps it, as measured (see the fleet README).
+One verdict still moves when only the server is wrapped: SEC-007 reads ``/proc/PID/fd`` of the process the auditor
+started, which is then bubblewrap (it closes what it inherited; the server inside keeps it), so a FAIL reads PASS.
+Wrapping the whole audit instead (``wrap(["mcp-handbook", "audit", ...], workdir=...)``: the server is then the
+auditor's own child again) kept every verdict. Measured on mcp-server-time and mcp-server-memory, 133 items each,
+against an unwrapped audit: server wrapped, 1 difference (SEC-007); audit wrapped, none.
 """
 
 from __future__ import annotations
