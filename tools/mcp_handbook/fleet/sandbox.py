@@ -70,12 +70,25 @@ def _writable(home: Path) -> list[str]:
     return binds
 
 
+def _runner_env(home: Path) -> list[tuple[str, str]]:
+    """The auditor gives a server a clean environment (``HOME`` its workspace, ``PATH`` the system's), where npx and
+    uvx would neither be found nor find what :mod:`.prepare` cached: point them back at both. Nothing secret."""
+    pairs = [("npm_config_cache", home / ".npm"), ("UV_CACHE_DIR", home / ".cache/uv"),
+             ("UV_TOOL_DIR", home / ".local/share/uv/tools"), ("UV_PYTHON_INSTALL_DIR", home / ".local/share/uv/python")]
+    found = [(name, str(path)) for name, path in pairs if path.parent.is_dir()]
+    for name in ("PATH", "PYENV_ROOT"):
+        if os.environ.get(name):
+            found.append((name, os.environ[name]))
+    return found
+
+
 def _isolation(*, network: bool, workdir: Path | None = None) -> list[str]:
     home = Path(os.path.expanduser("~"))
     args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *_writable(home),
 ]
     if workdir is not None and workdir.is_dir() and workdir.resolve() != Path("/"):
         args += ["--bind", str(workdir.resolve()), str(workdir.resolve()), "--chdir", str(workdir.resolve())]
+    args += [word for name, value in _runner_env(home) for word in ("--setenv", name, value)]
     if not network:  # and the runners told so: npx otherwise retries the registry for a minute before it starts
         args += ["--unshare-net", *(word for name, value in OFFLINE for word in ("--setenv", name, value))]
     return args
