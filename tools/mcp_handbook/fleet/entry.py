@@ -7,8 +7,9 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-HOW = ("npm", "pypi", "oci", "remote", "command")
-"""How an entry runs: a package of one of the registry's types, a remote endpoint, or a plain command."""
+HOW = ("npm", "pypi", "oci", "nuget", "mcpb", "remote", "command")
+"""How an entry runs: a package of one of the registry's types (nuget and mcpb are read but not run yet), a remote
+endpoint, or a plain command."""
 
 
 @dataclass(frozen=True, slots=True)
