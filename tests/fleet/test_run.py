@@ -19,8 +19,8 @@ from mcp_handbook.fleet.run import run_shard, worker_limit
 
 FAKE_WORKER = r'''
 import json, os, sys, time
-entry_file, _, folder = sys.argv[1:4]
-entry = json.load(open(entry_file))
+folder = sys.argv[sys.argv.index("-o") + 1]
+entry = json.load(sys.stdin)
 mode = entry["name"].split("-")[0]
 log = os.environ["FAKE_LOG"]
 with open(log, "a") as f:

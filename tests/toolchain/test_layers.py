@@ -41,7 +41,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
                  "mcp_handbook.fleet")),
     ("commands", ("mcp_handbook.cli", "mcp_handbook.publish", "mcp_handbook.evidence_cmd", "mcp_handbook.export.cli",
                   "mcp_handbook.report.cli", "mcp_handbook.audit.cli", "mcp_handbook.contrib.commands",
-                  "mcp_handbook.mcp_server.cli", "mcp_handbook.fleet.cli")),
+                  "mcp_handbook.mcp_server.cli", "mcp_handbook.fleet.cli", "mcp_handbook.fleet.worker")),
 )
 """Each floor with the modules on it (a name covers its submodules, ``pkg.__init__`` only the package itself; the
 longest name that covers a module wins).

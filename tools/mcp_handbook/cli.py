@@ -119,6 +119,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "mcp_handbook.audit.cli": ("audit",),
     "mcp_handbook.publish": ("publish",),
     "mcp_handbook.mcp_server.cli": ("mcp",),
+    "mcp_handbook.fleet.cli": ("fleet",),
 }
 """Modules that add commands, with the commands each adds: each has ``register(add)``, where
 ``add(name, fn, help)`` returns the new subcommand's ArgumentParser. Add one line here per module.
@@ -132,6 +133,7 @@ COMMAND_HELP: dict[str, str] = {
     "report": "findings from a filled worksheet; exit 1 if a HIGH item of the profile is Fail",
     "audit": "run every automated rule's probe against any stdio server and write the worksheet",
     "publish": "deploy this doctrine version's site to the gh-pages branch (mike), latest alias on the newest",
+    "fleet": "audit many servers from MCP Registry server.json entries: plan shards, run one, merge a scorecard",
     "mcp": "serve the handbook over MCP (stdio, or Streamable HTTP with --http): rules, worksheet, prompts, tools",
 }
 """One line per lazily added command, so the usage lists every command without importing its module."""
@@ -182,11 +184,21 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
     return ap
 
 
+PASS_THROUGH = frozenset({"fleet"})
+"""Commands that take another command's options after ``--`` (``fleet run PLAN ... -- --no-tool-calls``): what
+follows it is handed over as ``args.passthrough``, unparsed (argparse would match it against their positionals)."""
+
+
 def main(argv: list[str] | None = None) -> int:
     whole_process = argv is None  # run as the program itself, not called by other code sharing this process
     argv = sys.argv[1:] if argv is None else argv
-    args = parser(requested_command(argv)).parse_args(argv)
+    command = requested_command(argv)
+    passthrough: list[str] = []
+    if command in PASS_THROUGH and "--" in argv:
+        argv, passthrough = argv[:argv.index("--")], argv[argv.index("--") + 1:]
+    args = parser(command).parse_args(argv)
     args.whole_process = whole_process
+    args.passthrough = passthrough
     try:
         return args.func(args)
     except UsageError as exc:

@@ -142,18 +142,18 @@ def _arguments(args: list[dict[str, Any]], where: str, known: dict[str, str]) ->
 
 def _environment(variables: list[dict[str, Any]], where: str, environ: Mapping[str, str],
                  known: dict[str, str]) -> tuple[list[tuple[str, str]], list[str]]:
-    """Values the entry sets, and the names of secrets the worker's environment holds. A secret's value is never
-    read into the entry; a required one the environment lacks is :class:`Needs`."""
+    """Values the entry sets, and the names of the secrets it requires. A secret's value is never read into the
+    entry: the worker that audits it takes it from its own environment, and reads "not audited: needs the secret"
+    when it is not there (the plan is often made on another machine than the one holding the secrets). An optional
+    secret is left out: the server is audited as a host without it would run it."""
     env: list[tuple[str, str]] = []
     secrets: list[str] = []
     for i, var in enumerate(variables):
         at = f"{where}[{i}]"
         name = text(var, "name", at, required=True)
         if flag(var, "isSecret", at):
-            if name in environ:
+            if flag(var, "isRequired", at):
                 secrets.append(name)
-            elif flag(var, "isRequired", at):
-                raise Needs(f"needs the secret {name}")
             continue
         value = _input_value(var, at)
         if value is None and name in environ:

@@ -36,8 +36,12 @@ def install_command(entry: Entry) -> list[str] | None:
     return None
 
 
+NOISE = ("complete log of this run", "npm notice", "npm warn")
+"""Lines an installer writes that never say why it failed (npm ends every failure with where its log went)."""
+
+
 def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not any(n in line.lower() for n in NOISE)]
     return lines[-1][:300] if lines else ""
 
 

@@ -8,12 +8,11 @@ is 0 once every server has a result, whatever the results say; judging them is t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -23,7 +22,7 @@ from typing import Any
 
 from .. import __version__
 from ..model import Corpus
-from . import result
+from . import prepare, result, sandbox
 from .entry import Entry
 
 STOP_GRACE = 15.0
@@ -47,15 +46,17 @@ def done(folder: Path, entry: Entry, corpus: Corpus) -> bool:
 
 
 def run_shard(corpus: Corpus, entries: Sequence[Entry], folder: Path, *, workers: int, worker_argv: Sequence[str],
-              limit: float, say: Callable[[str], None] = print) -> list[Path]:
-    """Audit ``entries`` with ``workers`` worker processes at once; ``worker_argv`` is the ``fleet audit-one``
-    command without its entry and output (the options every server of the fleet shares). Returns the result files."""
+              limit: float, sandbox_kind: str = "none", prepare_timeout: float = 600.0,
+              say: Callable[[str], None] = print) -> list[Path]:
+    """Audit ``entries`` with ``workers`` worker processes at once; ``worker_argv`` is the worker's command without
+    its entry and output (the options every server of the fleet shares). Returns the result files."""
     folder.mkdir(parents=True, exist_ok=True)
     lock, written = threading.Lock(), []
     started = time.monotonic()
 
     def one(entry: Entry) -> None:
-        path = audit_in_worker(corpus, entry, folder, worker_argv=worker_argv, limit=limit)
+        path = audit_in_worker(corpus, entry, folder, worker_argv=worker_argv, limit=limit, sandbox_kind=sandbox_kind,
+                               prepare_timeout=prepare_timeout)
         data = result.read(path)
         with lock:
             written.append(path)
@@ -76,34 +77,46 @@ def outcome(data: dict[str, Any]) -> str:
     return f"audited {checked}/{len(data['rules'])} rules, HIGH FAIL: {', '.join(high) or 'none'}"
 
 
-def audit_in_worker(corpus: Corpus, entry: Entry, folder: Path, *, worker_argv: Sequence[str], limit: float) -> Path:
-    """Run ``fleet audit-one`` on one entry in a process group of its own; a result file exists when this returns."""
+def audit_in_worker(corpus: Corpus, entry: Entry, folder: Path, *, worker_argv: Sequence[str], limit: float,
+                    sandbox_kind: str = "none", prepare_timeout: float = 600.0) -> Path:
+    """Install the entry's package here, with the network on (:mod:`.prepare`); then run the worker, the whole
+    audit, inside the sandbox, in a process group of its own, the entry on its stdin. The audit runs inside rather
+    than only the server so that the server is still the auditor's own child (a probe reads its descriptors and
+    its signals), and a local HTTP server it starts is on the auditor's loopback. A result file exists when this
+    returns."""
     path = folder / f"{entry.key}.json"
     path.unlink(missing_ok=True)  # an older run's result must never pass for this one's
-    with tempfile.TemporaryDirectory(prefix="hb-fleet-") as tmp:
-        entry_file = Path(tmp) / "entry.json"
-        entry_file.write_text(json.dumps(entry.to_json()))
-        argv = [*worker_argv, str(entry_file), "-o", str(folder)]
-        began = time.monotonic()
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                start_new_session=True)
-        try:
-            _, err = proc.communicate(timeout=limit)
-            why = "" if proc.returncode == 0 else _last_line(err) or f"exit code {proc.returncode}"
-        except subprocess.TimeoutExpired:
-            _stop(proc)
-            why = f"the audit took longer than {limit:g} s and was stopped"
-        seconds = time.monotonic() - began
+    began = time.monotonic()
+    how = sandbox.describe(sandbox_kind, network=entry.network)
+    missing = [name for name in entry.secrets if name not in os.environ]
+    problem = entry.needs or (f"needs the secret {', '.join(missing)} in the worker's environment" if missing else "")
+    problem = problem or prepare.prepare(entry, timeout=prepare_timeout, environ=os.environ)
+    if problem:
+        result.write(folder, result.not_run(entry, corpus, state="not audited", why=problem, tool_version=__version__,
+                                            sandbox=how, seconds=time.monotonic() - began))
+        return path
+    argv, how = sandbox.wrap([*worker_argv, "--sandbox-said", how, "-", "-o", str(folder.resolve())],
+                             network=entry.network, kind=sandbox_kind, workdir=folder, readable=[corpus.root])
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        _, err = proc.communicate(json.dumps(entry.to_json()).encode(), timeout=limit)
+        why = "" if proc.returncode == 0 else _last_line(err) or f"exit code {proc.returncode}"
+    except subprocess.TimeoutExpired:
+        _stop(proc)
+        why = f"the audit took longer than {limit:g} s and was stopped"
     if why or not path.exists():
         data = result.not_run(entry, corpus, state="auditor failed", why=why or "the worker wrote no result",
-                              tool_version=__version__, sandbox="", seconds=seconds)
+                              tool_version=__version__, sandbox=how, seconds=time.monotonic() - began)
         result.write(folder, data)
     return path
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM (the audit then stops every server it started), then the worker's whole process group, by its PID."""
-    proc.send_signal(signal.SIGTERM)
+    """SIGTERM to the worker's process group (the audit then stops every server it started), then SIGKILL to it;
+    the group is the one this process made for the worker, found by the PID it started."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
     try:
         proc.communicate(timeout=STOP_GRACE)
     except subprocess.TimeoutExpired:
@@ -118,7 +131,3 @@ def _last_line(err: bytes) -> str:
     lines = [ln.strip() for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
     return lines[-1][:300] if lines else ""
 
-
-def worker_command(root: Path, *, fleet_args: Sequence[str]) -> list[str]:
-    """The ``fleet audit-one`` command a worker runs, with this interpreter and this handbook."""
-    return [sys.executable, "-m", "mcp_handbook.cli", "--root", str(root), "fleet", "audit-one", *fleet_args]

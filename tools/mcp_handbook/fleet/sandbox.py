@@ -70,9 +70,16 @@ def _writable(home: Path) -> list[str]:
     return binds
 
 
+def runner_env(*, network: bool) -> list[tuple[str, str]]:
+    """What a server's runner needs in its environment to start offline from what :mod:`.prepare` cached. The
+    auditor gives a server a clean environment (``HOME`` its workspace, ``PATH`` the system's), where npx and uvx
+    would neither be found nor find their caches: the worker prefixes the server's command with these (``env``).
+    Nothing secret."""
+    pairs = _runner_env(Path(os.path.expanduser("~")))
+    return pairs if network else [*pairs, *OFFLINE]
+
+
 def _runner_env(home: Path) -> list[tuple[str, str]]:
-    """The auditor gives a server a clean environment (``HOME`` its workspace, ``PATH`` the system's), where npx and
-    uvx would neither be found nor find what :mod:`.prepare` cached: point them back at both. Nothing secret."""
     pairs = [("npm_config_cache", home / ".npm"), ("UV_CACHE_DIR", home / ".cache/uv"),
              ("UV_TOOL_DIR", home / ".local/share/uv/tools"), ("UV_PYTHON_INSTALL_DIR", home / ".local/share/uv/python")]
     found = [(name, str(path)) for name, path in pairs if path.parent.is_dir()]
@@ -82,10 +89,12 @@ def _runner_env(home: Path) -> list[tuple[str, str]]:
     return found
 
 
-def _isolation(*, network: bool, workdir: Path | None = None) -> list[str]:
+def _isolation(*, network: bool, workdir: Path | None = None, readable: Sequence[Path] = ()) -> list[str]:
     home = Path(os.path.expanduser("~"))
-    args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *_writable(home),
-]
+    args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *_writable(home)]
+    for path in readable:  # what the fresh /tmp would hide: a handbook checked out under /tmp, say
+        if path.exists():
+            args += ["--ro-bind", str(path.resolve()), str(path.resolve())]
     if workdir is not None and workdir.is_dir() and workdir.resolve() != Path("/"):
         args += ["--bind", str(workdir.resolve()), str(workdir.resolve()), "--chdir", str(workdir.resolve())]
     args += [word for name, value in _runner_env(home) for word in ("--setenv", name, value)]
@@ -94,14 +103,21 @@ def _isolation(*, network: bool, workdir: Path | None = None) -> list[str]:
     return args
 
 
-def wrap(command: Sequence[str], *, network: bool, kind: str, workdir: Path | None = None) -> tuple[list[str], str]:
+def wrap(command: Sequence[str], *, network: bool, kind: str, workdir: Path | None = None,
+         readable: Sequence[Path] = ()) -> tuple[list[str], str]:
     """``command`` inside the sandbox ``kind`` names (from :func:`available`), and one line that says what it is:
     ``"bubblewrap, network off"``. ``workdir`` (the worker's folder for this server) stays writable and is where
-    the server starts. With kind ``"none"`` the command runs as it is."""
+    the server starts; ``readable`` folders stay readable (the handbook the worker reads its rules from). With
+    kind ``"none"`` the command runs as it is."""
     if kind not in KINDS:
         raise ValueError(f"unknown sandbox {kind!r}: one of {', '.join(KINDS)}")
     if kind == "none":
-        return list(command), f"none: {why_none()}"
+        return list(command), describe(kind, network=network)
     bwrap = shutil.which("bwrap") or "bwrap"
-    wrapped = [bwrap, *_isolation(network=network, workdir=workdir), "--", *command]
-    return wrapped, f"bubblewrap, network {'on' if network else 'off'}"
+    wrapped = [bwrap, *_isolation(network=network, workdir=workdir, readable=readable), "--", *command]
+    return wrapped, describe(kind, network=network)
+
+
+def describe(kind: str, *, network: bool) -> str:
+    """The sandbox in a few words, as a result records it."""
+    return f"bubblewrap, network {'on' if network else 'off'}" if kind == "bubblewrap" else f"none: {why_none()}"
