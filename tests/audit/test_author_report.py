@@ -127,6 +127,24 @@ def test_the_python_sdk_is_detected_only_when_the_servers_own_code_imports_it(tm
     assert sdk_baseline.detect(["/bin/true"]) is None
 
 
+TRAMPOLINE = "#!/bin/sh\n'''exec' \"$(dirname -- \"$(realpath -- \"$0\")\")\"/'python' \"$0\" \"$@\"\n' '''\n"
+"""The head of a console script uv and pip write when an environment's path cannot go on a ``#!`` line."""
+
+
+def test_a_console_script_with_a_sh_trampoline_is_read_through_to_its_python(tmp_path: Path) -> None:
+    """The SDK is still found through the ``python`` beside the script (every server ``uvx`` runs is one)."""
+    pytest.importorskip("mcp")
+    env_bin = tmp_path / "env" / "bin"
+    env_bin.mkdir(parents=True)
+    (env_bin / "python").symlink_to(sys.executable)
+    script = env_bin / "acme-server"
+    script.write_text(TRAMPOLINE + "from mcp.server import Server\n")
+    found = sdk_baseline.detect([str(script)])
+    assert found is not None and found.key == "python" and found.runner == str(env_bin / "python")
+    script.write_text("#!/bin/sh\nexec python3 -m acme\n")
+    assert sdk_baseline.detect([str(script)]) is None, "any other shell script is not guessed at"
+
+
 def test_the_typescript_sdk_is_the_one_node_resolves_from_the_entry_script(tmp_path: Path) -> None:
     pkg = tmp_path / "node_modules" / "acme-server"
     (pkg / "dist").mkdir(parents=True)

@@ -81,12 +81,20 @@ if any(uses.search(text(f)) for f in files):
 the package its console script calls); nothing otherwise. Having the SDK installed is not enough to be built on it."""
 
 
+_SH_TRAMPOLINE = re.compile(rb"^'''exec' \"\$\(dirname -- \"\$\(realpath -- \"\$0\"\)\"\)\"/'(python[\d.]*)' \"\$0\" \"\$@\"$")
+"""The second line of a console script that uv and pip write when an environment's path cannot go on a ``#!``
+line (too long, or with spaces): a ``/bin/sh`` script that runs the ``python`` beside it on itself."""
+
+
 def _shebang(program: str) -> list[str]:
     try:
         with open(program, "rb") as f:
-            line = f.read(256).split(b"\n", 1)[0]
+            head = f.read(512).split(b"\n", 2)
     except OSError:
         return []
+    line = head[0]
+    if line.strip() == b"#!/bin/sh" and len(head) > 1 and (found := _SH_TRAMPOLINE.match(head[1].strip())):
+        return [os.path.join(os.path.dirname(os.path.realpath(program)), found.group(1).decode())]
     if not line.startswith(b"#!"):
         return []
     parts = line[2:].decode("utf-8", "replace").split()

@@ -73,8 +73,8 @@ def audit_one(corpus: Corpus, entry: Entry, *, options: AuditOptions, sandbox_sa
 def _with_environment(entry: Entry, folder: Path, environ: Mapping[str, str]) -> list[str]:
     """The entry's command with its variables: plain values as ``env NAME=value`` (seen in the worksheet, as a
     reader should see them), secrets through a private file."""
-    command = list(entry.command)
-    if entry.how in ("npm", "pypi"):  # a runner (npx, uvx) that must find its cache, offline when the sandbox is
+    command = list(entry.resolved or entry.command)
+    if entry.how in ("npm", "pypi") and not entry.resolved:  # the runner itself: it must find its cache, offline
         command = ["env", *(f"{n}={v}" for n, v in runner_env(network=entry.network)), *command]
     if entry.secrets:
         secret_file = folder / "secrets.env"

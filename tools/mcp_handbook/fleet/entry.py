@@ -43,6 +43,10 @@ class Entry:
     """Why it cannot be audited here ("needs uvx or pipx to run a PyPI package"); "" when it can."""
     audit_args: tuple[str, ...] = field(default=())
     """Extra ``mcp-handbook audit`` options for this entry (``--no-tool-calls``, ``--root``...)."""
+    resolved: tuple[str, ...] = ()
+    """The program the runner would start and its arguments, found once the package is installed
+    (:mod:`.resolve`): what the audit runs instead of ``command``; empty before that, or when the runner would not
+    say."""
 
     @property
     def key(self) -> str:
@@ -61,7 +65,7 @@ class Entry:
     def from_json(cls, data: dict[str, Any]) -> Entry:
         known = {f for f in cls.__dataclass_fields__}
         values = {k: v for k, v in data.items() if k in known}
-        for name in ("command", "secrets", "audit_args"):
+        for name in ("command", "secrets", "audit_args", "resolved"):
             values[name] = tuple(values.get(name, ()))
         values["env"] = tuple((str(k), str(v)) for k, v in values.get("env", ()))
         return cls(**values)

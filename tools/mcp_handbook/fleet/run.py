@@ -17,12 +17,14 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
 from ..model import Corpus
 from . import prepare, result, sandbox
+from .resolve import resolve
 from .entry import Entry
 
 STOP_GRACE = 15.0
@@ -95,6 +97,7 @@ def audit_in_worker(corpus: Corpus, entry: Entry, folder: Path, *, worker_argv: 
         result.write(folder, result.not_run(entry, corpus, state="not audited", why=problem, tool_version=__version__,
                                             sandbox=how, seconds=time.monotonic() - began))
         return path
+    entry = replace(entry, resolved=resolve(entry, environ=os.environ))
     argv, how = sandbox.wrap([*worker_argv, "--sandbox-said", how, "-", "-o", str(folder.resolve())],
                              network=entry.network, kind=sandbox_kind, workdir=folder, readable=[corpus.root])
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
