@@ -148,7 +148,7 @@ def _table(card: dict[str, Any]) -> str:
     return (
         '<p class="hb-table-note">FAIL counts per gate and severity, out of the rules judged (PASS + FAIL); '
         "click a column's header to sort.</p>\n"
-        '<div class="hb-scroll" tabindex="0" role="region" aria-labelledby="hb-servers-h">'
+        '<div class="hb-scroll hb-scroll-tall" tabindex="0" role="region" aria-labelledby="hb-servers-h">'
         f'<table id="hb-card" class="hb-card"><thead><tr>{heads}</tr></thead>\n<tbody>\n{body}</tbody></table></div>\n'
         '<p class="hb-empty" hidden>No server matches these filters.</p>\n'
     )
