@@ -1,6 +1,6 @@
 """How long merging fleet results takes, and how much memory it holds, for 1,000 and 10,000 servers in one run.
 
-    python benchmarks/bench_fleet_merge.py [--servers 10000] [--seed 29]
+    python benchmarks/bench_fleet_merge.py [--servers 10000] [--seed 29] [--browser]
 
 Writes synthetic but realistic results (result.py's format, 80 rules in 8 gates each, states and verdicts drawn
 with a fixed seed) into a temporary folder as ten shards, merges one shard and then all of them, and removes the
@@ -8,7 +8,9 @@ folder at the end. Each merge is timed once without tracing, then run again unde
 scorecard the merge returns is still held when tracing stops, so "held" is the scorecard's own size and
 "peak - held" is what reading cost on top (it should stay constant, not grow with the servers). The scorecard's
 JSON size and the time to write scorecard.json, .csv and index.html (with a diff against a changed copy) are
-printed too. Bar from issue 29: 10,000 servers merged in under 10 s. This machine is shared: compare the two sizes
+printed too. With ``--browser`` the page is opened from file:// in Chromium headless (Playwright driving Debian's
+/usr/bin/chromium, the site tests' flags): time to the load event, and to sort by a column and filter by state, each
+until the next frame is drawn. Bar from issue 29: 10,000 servers merged in under 10 s. This machine is shared: compare the two sizes
 within one run.
 """
 
@@ -111,10 +113,44 @@ def changed_copy(card: dict[str, Any]) -> dict[str, Any]:
     return before
 
 
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+ACT_AND_DRAW = """async (act) => {
+  const start = performance.now();
+  if (act === "sort") document.querySelector('button[data-sort="high"]').click();
+  else { const s = document.querySelector('select[data-hb-filter="state"]'); s.value = "no answer";
+         s.dispatchEvent(new Event("change", {bubbles: true})); }
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  return performance.now() - start;
+}"""
+
+
+def browser_times(page_file: Path) -> None:
+    """The page's load, sort and filter times in Chromium headless, at a desktop width."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            start = time.perf_counter()
+            page.goto(page_file.as_uri(), wait_until="load", timeout=120_000)
+            wall = time.perf_counter() - start
+            nav = page.evaluate("() => { const n = performance.getEntriesByType('navigation')[0];"
+                                " return [n.domContentLoadedEventEnd, n.loadEventEnd]; }")
+            rows = page.evaluate("() => document.querySelectorAll('#hb-card tbody tr').length")
+            sort, filter_ = page.evaluate(ACT_AND_DRAW, "sort"), page.evaluate(ACT_AND_DRAW, "filter")
+            print(f"chromium: {rows} rows; DOMContentLoaded {nav[0] / 1000:.2f} s, load {nav[1] / 1000:.2f} s "
+                  f"(goto returned after {wall:.2f} s); sort {sort / 1000:.2f} s, filter {filter_ / 1000:.2f} s")
+        finally:
+            browser.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--servers", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=29)
+    parser.add_argument("--browser", action="store_true", help="also time the page in Chromium headless")
     args = parser.parse_args(argv)
     root = Path(tempfile.mkdtemp(prefix="hb-fleet-bench-"))
     try:
@@ -138,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
         written = write_scorecard(card, root / "scorecard", previous=previous)
         print(f"write scorecard ({big} servers, with a diff): {time.perf_counter() - start:.2f} s; "
               + ", ".join(f"{p.name} {p.stat().st_size / 1e6:.1f} MB" for p in written))
+        if args.browser:
+            browser_times(root / "scorecard" / "index.html")
         return 0 if s_big < 10 or big < 10_000 else 1
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -92,3 +92,30 @@ def test_at_390_px_nothing_is_wider_than_the_phone(browser: Any, page_file: Path
             page.screenshot(path=str(screenshots() / "scorecard-phone.png"), full_page=True)
     finally:
         context.close()
+
+
+def test_a_long_scorecard_shows_a_page_of_rows_at_a_time_chosen_from_all(browser: Any, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcp_handbook.fleet import scorecard_page
+
+    monkeypatch.setattr(scorecard_page, "SHOWN", 2)
+    results = tmp_path / "results"
+    fleet(results)  # read after the three in results/a: a folder is read in the order of its sorted names
+    for n in range(3):
+        write(results / "a", result(f"io.example/a{n}", rules=[verdict("TRN-001", "PASS")]))
+    write_scorecard(merge_results([results]), tmp_path / "out")
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto((tmp_path / "out" / "index.html").as_uri())
+        assert shown(page) == ["io.example/a0", "io.example/a1"]
+        assert "6 servers; the first 2 shown" in page.locator(".hb-filter-count").inner_text()
+        page.locator('button[data-sort="high"]').click()
+        page.locator('button[data-sort="high"]').click()
+        assert shown(page)[0] == "io.example/every-kind", "the sort chooses from every row, not the ones shown"
+        page.locator("[data-hb-more]").click()
+        assert len(shown(page)) == 4
+        page.locator("[data-hb-more]").click()
+        assert len(shown(page)) == 6 and page.locator("[data-hb-more]").is_hidden()
+    finally:
+        context.close()

@@ -2,7 +2,10 @@
    text, state and "a FAIL in this gate". The choices live in the query string (?q=..&state=..&gate=..&sort=..&dir=..),
    written with history.replaceState on every change, and read again on load and on pageshow (Back, Forward, the
    back/forward cache), as the handbook's own filters do: a view can be shared as a link and survives Back.
-   Rows are only moved and hidden, never rebuilt: their text was escaped once, when the page was written. */
+   Rows are only moved and hidden, never rebuilt: their text was escaped once, when the page was written.
+   A browser lays out every shown row of a table again when one moves, so at most data-shown rows (a few hundred)
+   are shown at a time, the first of the current order that pass the filters, with a button for the next ones:
+   ten thousand servers load, sort and filter in about a second instead of a minute. */
 (function () {
   "use strict";
 
@@ -17,8 +20,12 @@
   var selects = Array.prototype.slice.call(form.querySelectorAll("select[data-hb-filter]"));
   var count = form.querySelector(".hb-filter-count");
   var empty = document.querySelector(".hb-empty");
+  var more = document.querySelector("[data-hb-more]");
+  var step = parseInt(table.getAttribute("data-shown"), 10) || 500;
+  var limit = step;
   var haystack = null;  // each row's text in lower case, read once, on the first text search
   var sorted = { key: "", dir: "" };
+  var order = original.map(function (row, n) { return n; });  // the current order, as indexes into original
 
   function column(key) {
     for (var i = 0; i < heads.length; i++) {
@@ -30,31 +37,34 @@
   function sortValue(row, index, numeric) {
     var cell = row.cells[index];
     var held = cell.getAttribute("data-v");
-    if (numeric) return held === null ? -1 : parseFloat(held);
+    if (numeric) {
+      var value = parseFloat(held === null ? cell.textContent : held);  // a count cell reads "2/14": 2
+      return isNaN(value) ? -1 : value;
+    }
     return (held === null ? cell.textContent : held).trim().toLowerCase();
   }
 
   function sortRows(key, dir) {
     var index = column(key);
     heads.forEach(function (th) { th.setAttribute("aria-sort", "none"); });
-    var order = original.slice();
+    order = original.map(function (row, n) { return n; });
     if (index !== -1 && (dir === "ascending" || dir === "descending")) {
       var numeric = heads[index].getAttribute("data-kind") === "n";
-      var keyed = order.map(function (row, n) { return { row: row, n: n, v: sortValue(row, index, numeric) }; });
+      var keyed = order.map(function (n) { return { n: n, v: sortValue(original[n], index, numeric) }; });
       var sign = dir === "descending" ? -1 : 1;
       keyed.sort(function (a, b) {
         if (a.v < b.v) return -sign;
         if (a.v > b.v) return sign;
         return a.n - b.n;  // stable: equal rows keep the scorecard's order
       });
-      order = keyed.map(function (k) { return k.row; });
+      order = keyed.map(function (k) { return k.n; });
       heads[index].setAttribute("aria-sort", dir);
       sorted = { key: key, dir: dir };
     } else {
       sorted = { key: "", dir: "" };
     }
     var fragment = document.createDocumentFragment();
-    order.forEach(function (row) { fragment.appendChild(row); });
+    order.forEach(function (n) { fragment.appendChild(original[n]); });
     body.appendChild(fragment);
   }
 
@@ -74,14 +84,19 @@
     var filters = chosen();
     var needle = text.value.trim().toLowerCase();
     if (needle && haystack === null) haystack = original.map(function (row) { return row.textContent.toLowerCase(); });
-    var shown = 0;
-    original.forEach(function (row, n) {
+    var matched = 0;
+    order.forEach(function (n) {
+      var row = original[n];
       var keep = keeps(row, filters, needle, n);
-      if (row.hidden === keep) row.hidden = !keep;
-      if (keep) shown += 1;
+      if (keep) matched += 1;
+      var show = keep && matched <= limit;
+      if (row.hidden === show) row.hidden = !show;
     });
-    count.textContent = shown === original.length ? original.length + " servers" : shown + " of " + original.length + " servers";
-    if (empty) empty.hidden = shown > 0;
+    var total = original.length;
+    count.textContent = (matched === total ? total + " servers" : matched + " of " + total + " servers") +
+      (matched > limit ? "; the first " + limit + " shown" : "");
+    if (more) more.hidden = matched <= limit;
+    if (empty) empty.hidden = matched > 0;
   }
 
   function writeUrl() {
@@ -113,6 +128,7 @@
   }
 
   function changed() {
+    limit = step;
     filterRows();
     writeUrl();
   }
@@ -122,6 +138,7 @@
       var key = this.getAttribute("data-sort");
       var dir = th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
       sortRows(key, dir);
+      filterRows();
       writeUrl();
     });
   });
@@ -132,6 +149,7 @@
   window.addEventListener("pageshow", function (event) {  // a page back from the back/forward cache runs no script
     if (event.persisted) { readUrl(); filterRows(); }
   });
+  if (more) more.addEventListener("click", function () { limit += step; filterRows(); });
   form.hidden = false;
   readUrl();
   filterRows();

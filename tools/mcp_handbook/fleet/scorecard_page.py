@@ -17,6 +17,9 @@ from urllib.parse import quote
 
 from .merge import STATUSES
 
+SHOWN = 500
+"""Rows shown at a time (the script shows the next ones on a click): a browser lays out every shown row again when
+rows move, and ten thousand took it most of a minute to sort on a busy two-core machine."""
 MAX_CHANGES_SHOWN = 300
 """Each list of the "Changes since" section shows at most this many servers; diff.json holds them all."""
 STATE_MARKS = {"audited": "", "no answer": "⚠ ", "not audited": "○ ", "auditor failed": "⚠ "}
@@ -144,13 +147,18 @@ def _table(card: dict[str, Any]) -> str:
     site = card.get("site", "")
     links = site if site.startswith(("https://", "http://")) else ""
     pages = {r["id"]: r.get("page", "") for r in card["rules"]}
-    body = "".join(_row(card, row, links, pages) for row in card["rows"])
+    body = "".join(_row(card, row, links, pages, n >= SHOWN) for n, row in enumerate(card["rows"]))
+    rest = len(card["rows"]) - SHOWN
     return (
         '<p class="hb-table-note">FAIL counts per gate and severity, out of the rules judged (PASS + FAIL); '
         "click a column's header to sort.</p>\n"
         '<div class="hb-scroll hb-scroll-tall" tabindex="0" role="region" aria-labelledby="hb-servers-h">'
-        f'<table id="hb-card" class="hb-card"><thead><tr>{heads}</tr></thead>\n<tbody>\n{body}</tbody></table></div>\n'
+        f'<table id="hb-card" class="hb-card" data-shown="{SHOWN}"><thead><tr>{heads}</tr></thead>\n<tbody>\n{body}'
+        "</tbody></table></div>\n"
         '<p class="hb-empty" hidden>No server matches these filters.</p>\n'
+        f'<p><button type="button" class="hb-more" data-hb-more hidden>Show {SHOWN} more</button></p>\n'
+        + (f"<noscript><p>The first {SHOWN} servers are shown; {rest} more are in scorecard.csv and scorecard.json "
+           "(with JavaScript on, this page shows them all, sorted and filtered).</p></noscript>\n" if rest > 0 else "")
     )
 
 
@@ -160,13 +168,13 @@ def _group(key: str) -> str:
 
 def _count_cell(counts: list[int] | None) -> str:
     if not counts:
-        return '<td data-v="-1" class="hb-none">&ndash;</td>'
+        return '<td class="hb-none">&ndash;</td>'
     fails, judged = counts[1], counts[0] + counts[1]
     mark = ' class="hb-fail"' if fails else ""
-    return f'<td data-v="{fails}"{mark}>{fails}<small>/{judged}</small></td>'
+    return f"<td{mark}>{fails}<small>/{judged}</small></td>"  # the script sorts on the number before the slash
 
 
-def _row(card: dict[str, Any], row: dict[str, Any], site: str, pages: dict[str, str]) -> str:
+def _row(card: dict[str, Any], row: dict[str, Any], site: str, pages: dict[str, str], later: bool) -> str:
     state = row["state"]
     failing = " ".join(g for g, counts in row["gates"].items() if counts[1])
     dim = ' class="hb-dim"' if state == "not audited" else ""
@@ -182,10 +190,11 @@ def _row(card: dict[str, Any], row: dict[str, Any], site: str, pages: dict[str, 
         _high_cell(row, site, pages),
         *(_count_cell(row["gates"].get(g)) for g in card["gates"]),
         *(_count_cell(row["severities"].get(s)) for s in card["severities"]),
-        f'<td data-v="{row["not_checked"]}">{row["not_checked"]}</td>',
-        f'<td data-v="{_e(seconds) or -1}">{_e(seconds)}</td>',
+        f'<td>{row["not_checked"]}</td>',
+        f"<td>{_e(seconds)}</td>",
     ]
-    return f'<tr data-state="{_e(state)}" data-fails="{_e(failing)}"{dim}>{"".join(cells)}</tr>\n'
+    hidden = " hidden" if later else ""
+    return f'<tr data-state="{_e(state)}" data-fails="{_e(failing)}"{dim}{hidden}>{"".join(cells)}</tr>\n'
 
 
 def _high_cell(row: dict[str, Any], site: str, pages: dict[str, str]) -> str:
