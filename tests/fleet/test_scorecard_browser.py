@@ -39,12 +39,13 @@ def screenshots() -> Path | None:
     return Path(chosen) if chosen else None
 
 
-def test_sort_filter_and_back_keep_the_view_in_the_url(browser: Any, watch: Any, page_file: Path) -> None:
+def test_sort_filter_and_back_keep_the_view_in_the_url(browser: Any, watch: Any, page_file: Path, axe_violations: Any) -> None:
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     try:
         visit = watch(context, "file:///")
         page = visit.open(page_file.as_uri()[len("file:///"):])
         assert page.title().startswith("Fleet scorecard") and HOSTILE in shown(page), "the hostile name is text"
+        assert axe_violations(page) == []
         high = page.locator('th:has(button[data-sort="high"])')
         high.locator("button").click()
         assert high.get_attribute("aria-sort") == "ascending"
@@ -76,7 +77,7 @@ def test_sort_filter_and_back_keep_the_view_in_the_url(browser: Any, watch: Any,
         context.close()
 
 
-def test_at_390_px_nothing_is_wider_than_the_phone(browser: Any, page_file: Path) -> None:
+def test_at_390_px_nothing_is_wider_than_the_phone(browser: Any, page_file: Path, axe_violations: Any) -> None:
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     try:
         page = context.new_page()
@@ -88,6 +89,7 @@ def test_at_390_px_nothing_is_wider_than_the_phone(browser: Any, page_file: Path
         assert wider == [], "only the table's own box may scroll sideways"
         box = page.locator(".hb-scroll").first
         assert box.evaluate("e => e.scrollWidth > e.clientWidth"), "the table scrolls inside its box"
+        assert axe_violations(page) == []
         if screenshots():
             page.screenshot(path=str(screenshots() / "scorecard-phone.png"), full_page=True)
     finally:

@@ -122,9 +122,14 @@ def diff(previous: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
     pairs, new, gone = _match(previous["rows"], current["rows"])
     before_ids = [r["id"] for r in previous["rules"]]
     now_ids = [r["id"] for r in current["rules"]]
+    same_order = before_ids == now_ids
     changed = []
     for old, now in pairs:
-        change = _server_change(old, now, dict(zip(before_ids, old["verdicts"])), dict(zip(now_ids, now["verdicts"])))
+        if same_order and old["verdicts"] == now["verdicts"]:  # most servers, on a rerun: no rule to walk
+            was = is_ = {}
+        else:
+            was, is_ = dict(zip(before_ids, old["verdicts"])), dict(zip(now_ids, now["verdicts"]))
+        change = _server_change(old, now, was, is_)
         if change is not None:
             changed.append(change)
     return {
