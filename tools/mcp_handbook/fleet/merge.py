@@ -38,6 +38,7 @@ FAILED = frozenset("FI")
 SEVERITY_ORDER = ("high", "medium", "low")
 TEXT_LIMIT, NAME_LIMIT = 300, 200
 MAX_WORDS = 20_000
+"""Rule spellings remembered by one merge (:func:`_place`)."""
 
 
 def result_files(paths: Iterable[Path]) -> Iterator[Path]:
@@ -134,22 +135,36 @@ def _verdicts(card: dict[str, Any], rules: list[dict[str, Any]]) -> dict[str, An
     own: list[str] = []
     inherited: list[str] = []
     letters: dict[int, str] = {}
-    words = card["_words"]
+    known = card["_words"]
     for rule in rules:
-        rule_id = _cached(words, rule["id"])
-        position = _position(card, rule_id, rule)
+        said = (rule["id"], rule.get("gate"), rule.get("severity"))
+        place = known.get(said) if isinstance(said[1], str) and isinstance(said[2], str) else None
+        if place is None:
+            place = _place(card, rule)
+        position, rule_id, gate, severity = place
         if position in letters:
             continue
         column, letter = _judged(rule)
         letters[position] = letter
-        gates.setdefault(_cached(words, rule.get("gate")), [0, 0, 0, 0])[column] += 1
-        severities.setdefault(_cached(words, rule.get("severity")), [0, 0, 0, 0])[column] += 1
-        if letter in FAILED and rule.get("severity") == "high":
+        gates.setdefault(gate, [0, 0, 0, 0])[column] += 1
+        severities.setdefault(severity, [0, 0, 0, 0])[column] += 1
+        if letter in FAILED and severity == "high":
             (inherited if letter == "I" else own).append(rule_id)
     verdicts = "".join(letters.get(n, LETTERS["absent"]) for n in range(len(card["rules"])))
     not_checked = sum(counts[3] for counts in gates.values())
     return {"gates": gates, "severities": severities, "high_fails": own, "high_inherited": inherited,
             "not_checked": not_checked, "verdicts": verdicts}
+
+
+def _place(card: dict[str, Any], rule: dict[str, Any]) -> tuple[int, str, str, str]:
+    """A rule as a result names it (id, gate, severity), cleaned, with its position: worked out once per merge, then
+    remembered (the same eighty rules come back in every result), up to a bound (a hostile result may vary them)."""
+    rule_id, gate, severity = _word(rule["id"]), _word(rule.get("gate")), _word(rule.get("severity"))
+    place = (_position(card, rule_id, rule), rule_id, gate, severity)
+    said = (rule["id"], rule.get("gate"), rule.get("severity"))
+    if len(card["_words"]) < MAX_WORDS and isinstance(said[1], str) and isinstance(said[2], str):
+        card["_words"][said] = place
+    return place
 
 
 def _judged(rule: dict[str, Any]) -> tuple[int, str]:
@@ -203,18 +218,6 @@ def _count(counts: dict[str, int], value: str) -> None:
 def _text(value: object, limit: int) -> str:
     """Text a result carries (a server chose some of it): a string, control characters shown, bounded."""
     return clean(value)[:limit] if isinstance(value, str) else ""
-
-
-def _cached(words: dict[object, str], value: object) -> str:
-    """:func:`_word`, remembered: the same few rule ids, gates and severities come back in every result. The memory
-    is bounded (a hostile result may name a new gate per rule)."""
-    try:
-        return words[value]
-    except (KeyError, TypeError):
-        word = _word(value)
-        if len(words) < MAX_WORDS and isinstance(value, str):
-            words[value] = word
-        return word
 
 
 def _word(value: object) -> str:
