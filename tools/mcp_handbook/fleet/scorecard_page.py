@@ -34,6 +34,11 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
+def _path(value: str) -> str:
+    """A name or package, escaped, that a narrow column may break after each slash rather than mid-word."""
+    return _e(value).replace("/", "/<wbr>")
+
+
 def page_html(card: dict[str, Any], changes: dict[str, Any] | None = None) -> str:
     """The whole page, with the "Changes since" section when ``changes`` (a :func:`.scorecard.diff`) is given."""
     rows = card["rows"]
@@ -184,8 +189,8 @@ def _row(card: dict[str, Any], row: dict[str, Any], site: str, pages: dict[str, 
     why = f'<br><span class="hb-why">{_e(row["why"])}</span>' if row["why"] else ""
     seconds = row["seconds"] if row["seconds"] is not None else ""
     cells = [
-        f'<th scope="row"><strong>{_e(name)}</strong> <code>{_e(row["version"])}</code>{said}'
-        f'<br><span class="hb-pkg">{_e(row["package"])}</span></th>',
+        f'<th scope="row"><strong>{_path(name)}</strong> <code>{_e(row["version"])}</code>{said}'
+        f'<br><span class="hb-pkg">{_path(row["package"])}</span></th>',
         f'<td data-v="{_e(state)}">{STATE_MARKS.get(state, "")}{_e(state)}{why}</td>',
         _high_cell(row, site, pages),
         *(_count_cell(row["gates"].get(g)) for g in card["gates"]),
