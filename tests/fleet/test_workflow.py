@@ -90,14 +90,14 @@ def test_the_workflow_steps_plan_run_every_shard_and_merge(tmp_path: Path) -> No
     merger.joinpath("content").symlink_to(ROOT / "content")
     bash(step("merge", "merge"), merger)
     first = json.loads((merger / "scorecard" / "scorecard.json").read_text())
-    assert len(first["servers"]) == 3
+    assert len(first["rows"]) == 3
     assert (merger / "scorecard" / "index.html").is_file() and (merger / "scorecard" / "scorecard.csv").is_file()
 
     # a week later: the reference server's TRN-001 now fails and its version moved on
     shutil.copy(merger / "scorecard" / "scorecard.json", merger / "previous.json")
     path = next(p for p in gathered.glob("*.json") if json.loads(p.read_text())["entry"]["name"] == "reference")
     changed = json.loads(path.read_text())
-    changed["server_version"] = "1.0.1"
+    changed["server_version"] = changed["entry"]["version"] = "1.0.1"
     for rule in changed["rules"]:
         if rule["id"] == "TRN-001":
             rule["status"] = "FAIL"

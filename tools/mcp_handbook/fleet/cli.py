@@ -63,7 +63,7 @@ def _timings(path: Path) -> dict[str, float]:
     from .scorecard import read_scorecard
 
     card = read_scorecard(path)
-    return {row["key"]: float(row.get("seconds") or 0.0) for row in card["servers"]}
+    return {row["key"]: float(row.get("seconds") or 0.0) for row in card["rows"]}
 
 
 def _audit_limit(audit_args: Sequence[str]) -> float:
@@ -161,7 +161,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
     try:
         previous = read_scorecard(Path(args.previous)) if args.previous else None
-        card = merge_results([Path(p) for p in args.results])
+        card = merge_results([Path(p) for p in args.results], corpus=_corpus(args))
     except (ResultError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     for path in write_scorecard(card, Path(args.output), previous=previous):

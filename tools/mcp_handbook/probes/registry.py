@@ -48,10 +48,10 @@ class Probe:
     server_options: tuple[str, ...] = ()
     """What its proofs need of the reference server beyond what its rule's conditions give it: options the server is
     started with, such as ``--progress-tool`` (a tool that reports progress step by step). The control run and every
-    block's proof get them (:func:`mcp_handbook.seams.server_args`)."""
+    block's proof get them (:func:`mcp_handbook.proving.server_options.server_args`)."""
     isolated_network: bool = False
     """True when its WRONG blocks listen beyond loopback to fail: its proofs run the reference server in a private
-    network namespace (:data:`mcp_handbook.seams.NETWORK_ISOLATION`), listening at the host a user would type
+    network namespace (:data:`mcp_handbook.proving.server_options.NETWORK_ISOLATION`), listening at the host a user would type
     (``localhost``), and are never run without one."""
 
 
