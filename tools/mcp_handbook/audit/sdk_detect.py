@@ -93,8 +93,8 @@ def _shebang(program: str) -> list[str]:
     except OSError:
         return []
     line = head[0]
-    if line.strip() == b"#!/bin/sh" and len(head) > 1 and (found := _SH_TRAMPOLINE.match(head[1].strip())):
-        return [os.path.join(os.path.dirname(os.path.realpath(program)), found.group(1).decode())]
+    if line.strip() == b"#!/bin/sh" and len(head) > 1 and (trampoline := _SH_TRAMPOLINE.match(head[1].strip())):
+        return [os.path.join(os.path.dirname(os.path.realpath(program)), trampoline.group(1).decode())]
     if not line.startswith(b"#!"):
         return []
     parts = line[2:].decode("utf-8", "replace").split()
