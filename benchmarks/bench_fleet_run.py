@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,6 +52,7 @@ def main() -> int:
                     help="server names (the part after the last /) left out: sqlite-npx compiles sqlite3 for "
                          "minutes on a machine with no prebuilt binary, which is install time, not audit time")
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--keep", metavar="DIR", help="copy the last two-worker run's results here (to merge them)")
     ap.add_argument("audit", nargs="*", help="after --, options for every audit (default --no-sdk-baseline)")
     args = ap.parse_args()
     audit = args.audit or ["--no-sdk-baseline"]
@@ -81,6 +83,8 @@ def main() -> int:
                 print(f"round {n + 1}: {workers} worker(s): {times[workers]:.1f} s (load average {load:.1f} at start)")
             ratio = times[2] / times[1]
             print(f"round {n + 1}: two workers / one = {ratio:.2f} (bar {BAR:.2f}: {'met' if ratio <= BAR else 'NOT met'})")
+        if args.keep:
+            shutil.copytree(work / f"r{args.rounds - 1}-w2", args.keep, dirs_exist_ok=True)
         print(f"\n{'server':60} {'state':14} {'1 worker':>9} {'2 workers':>9}  same verdicts")
         for key in sorted(seen[1]):
             one, two = seen[1][key], seen[2].get(key)
