@@ -39,6 +39,15 @@ def _path(value: str) -> str:
     return _e(value).replace("/", "/<wbr>")
 
 
+def _home(card: dict[str, Any]) -> str:
+    """The handbook's name, linking to its newest version when the scorecard knows where it is published (the
+    scorecard is published beside it)."""
+    site = card.get("site") or ""
+    if isinstance(site, str) and site.startswith(("https://", "http://")):
+        return f'<a class="hb-bar-title" href="{_e(site.rstrip("/") + "/latest/")}">MCP Server Authoring Handbook</a>'
+    return '<span class="hb-bar-title">MCP Server Authoring Handbook</span>'
+
+
 def page_html(card: dict[str, Any], changes: dict[str, Any] | None = None) -> str:
     """The whole page, with the "Changes since" section when ``changes`` (a :func:`.scorecard.diff`) is given."""
     rows = card["rows"]
@@ -47,7 +56,7 @@ def page_html(card: dict[str, Any], changes: dict[str, Any] | None = None) -> st
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>Fleet scorecard ({len(rows)} servers) · MCP Server Authoring Handbook</title>\n"
         f"<style>\n{_asset('scorecard.css')}</style>\n</head>\n<body>\n"
-        '<header class="hb-bar"><span class="hb-bar-title">MCP Server Authoring Handbook</span>'
+        f'<header class="hb-bar">{_home(card)}'
         '<span class="hb-bar-page">Fleet scorecard</span></header>\n<main class="hb-main md-typeset">\n'
         "<h1>Fleet scorecard</h1>\n",
         _overview(card),
