@@ -190,10 +190,24 @@ def test_a_missing_source_is_an_error(tmp_path: Path) -> None:
 def test_the_benchmark_servers_read_as_runnable_commands() -> None:
     entries = {e.name.rsplit("/", 1)[-1]: e for e in read_entries([BENCHMARK], environ={}, which=ALL)}
     assert len(entries) >= 11
-    assert entries["server-filesystem"].command[-1] == "/tmp"
+    assert entries["server-filesystem"].command[-1] == "{workspace}"
+    assert entries["server-git"].command[-2:] == ("--repository", "{workspace}")
+    assert entries["mcp-server-duckdb"].command[-2:] == ("--db-path", "/tmp/fleet-duckdb.db"), "a file, not a folder"
     assert entries["server-fetch"].network and not entries["server-time"].network
     assert entries["server-github"].secrets == ("GITHUB_PERSONAL_ACCESS_TOKEN",)
     assert entries["github-mcp-server"].how == "remote" and entries["github-mcp-server"].needs
     assert entries["excel-mcp-server"].command == ("uvx", "excel-mcp-server==2.2.2", "stdio")
     runnable = [e for e in entries.values() if not e.needs]
     assert len(runnable) >= 9 and all(e.command for e in runnable)
+
+
+def test_the_folder_a_server_serves_becomes_each_probes_workspace(tmp_path: Path) -> None:
+    folder = {"type": "positional", "valueHint": "allowed_directory", "format": "filepath", "isRequired": True}
+    repo = {"type": "named", "name": "--repository", "description": "Git repository", "format": "filepath"}
+    database = {"type": "named", "name": "--db", "description": "the database file", "format": "filepath",
+                "default": "/var/db.sqlite"}
+    plain = {"type": "named", "name": "--root-level", "description": "log level at the root", "default": "info"}
+    (entry,) = read(tmp_path, server(packages=[dict(NPM, packageArguments=[folder, repo, database, plain])]))
+    assert entry.command[-7:] == ("{workspace}", "--repository", "{workspace}", "--db", "/var/db.sqlite",
+                                  "--root-level", "info")
+    assert not entry.needs, "a required folder with no default is the workspace, not a need"

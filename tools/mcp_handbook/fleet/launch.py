@@ -119,9 +119,22 @@ def _input_value(item: dict[str, Any], where: str) -> str | None:
     return _fill(value, variables)
 
 
-def _arguments(args: list[dict[str, Any]], where: str, known: dict[str, str]) -> list[str]:
+FOLDER_WORDS = re.compile(r"dir|folder|root|repositor|workspace", re.I)
+"""Words that make a ``filepath`` argument the folder the server works in (``allowed_directory``, ``--repository``)."""
+
+
+def serves_folder(arg: dict[str, Any]) -> bool:
+    """A package argument naming the folder the server serves: the fleet gives it ``{workspace}``, each probe's
+    fresh folder, so the audit knows the root (path rules are otherwise *not checked: root unknown*) and nothing the
+    probes plant lands in a folder of the machine's."""
+    words = " ".join(str(arg.get(k, "")) for k in ("valueHint", "value_hint", "name", "description"))
+    return str(arg.get("format", "")).lower() == "filepath" and bool(FOLDER_WORDS.search(words))
+
+
+def _arguments(args: list[dict[str, Any]], where: str, known: dict[str, str], *, package: bool = False) -> list[str]:
     """The argv words of ``runtimeArguments`` or ``packageArguments``; each value also lands in ``known`` under its
-    valueHint or flag name, for the transport URL's template."""
+    valueHint or flag name, for the transport URL's template. A package argument that names the folder the server
+    serves (:func:`serves_folder`) gets ``{workspace}``, whatever its default, and is given even when optional."""
     argv: list[str] = []
     for i, arg in enumerate(args):
         at = f"{where}[{i}]"
@@ -129,7 +142,7 @@ def _arguments(args: list[dict[str, Any]], where: str, known: dict[str, str]) ->
         if kind not in ("positional", "named"):
             raise RegistryError(f'{at}: "type" is "{kind}", not "positional" or "named"')
         label = text(arg, "valueHint", at) if kind == "positional" else text(arg, "name", at, required=True)
-        value = _input_value(arg, at)
+        value = "{workspace}" if package and serves_folder(arg) else _input_value(arg, at)
         if value is None:
             if flag(arg, "isRequired", at):
                 raise Needs(f'needs a value for the argument "{label or i}"')
@@ -244,7 +257,8 @@ def package_entry(package: dict[str, Any], where: str, context: Context, *, name
         env, secrets = _environment(items(package, "environmentVariables", where),
                                     f"{where}: environmentVariables", context.environ, known)
         runtime_args = _arguments(items(package, "runtimeArguments", where), f"{where}: runtimeArguments", known)
-        package_args = _arguments(items(package, "packageArguments", where), f"{where}: packageArguments", known)
+        package_args = _arguments(items(package, "packageArguments", where), f"{where}: packageArguments", known,
+                                  package=True)
         runner = _runner(kind, text(package, "runtimeHint", where), context)
     except Needs as e:
         return Entry(needs=str(e), **base)  # type: ignore[arg-type]
