@@ -77,6 +77,8 @@ def test_with_a_previous_scorecard_the_diff_is_written_and_shown(tmp_path: Path)
     assert json.loads((tmp_path / "out" / "diff.json").read_text())["totals"]["worse"] == 1
     page = (tmp_path / "out" / "index.html").read_text()
     assert "Changes since the previous scorecard" in page and "✗ <code>TRN-002</code>" in page
+    write_scorecard(current, tmp_path / "out")  # merged again into the same folder, with no previous this time
+    assert not (tmp_path / "out" / "diff.json").exists(), "the older diff must not pass for this merge's"
 
 
 def test_csv_cells_a_spreadsheet_would_run_are_quoted_and_numbers_stay_numbers(tmp_path: Path) -> None:

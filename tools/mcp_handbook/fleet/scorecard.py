@@ -41,6 +41,8 @@ def write_scorecard(card: dict[str, Any], folder: Path, *, previous: dict[str, A
     files = {"scorecard.json": to_json(card), "scorecard.csv": to_csv(card), "index.html": page_html(card, changes)}
     if changes is not None:
         files["diff.json"] = json.dumps(changes, indent=1) + "\n"
+    else:  # a diff left from an earlier merge into this folder would pass for this one's
+        (folder / "diff.json").unlink(missing_ok=True)
     written = []
     for name, text in files.items():
         atomic_write(folder / name, text)
