@@ -38,15 +38,16 @@ def test_every_server_is_in_exactly_one_shard_and_shards_are_even() -> None:
     assert max(map(len, shards)) - min(map(len, shards)) <= 1
 
 
-def test_timings_deal_the_slowest_servers_apart() -> None:
+def test_timings_deal_the_slowest_servers_apart_and_run_them_first() -> None:
     servers = entries(6)
-    slow = {servers[0].key: 100.0, servers[1].key: 90.0}
+    slow = {servers[4].key: 100.0, servers[5].key: 90.0}  # the last keys: key order would run them last
     plan = make_plan(servers, 2, timings=slow)
     placed = {e["key"]: e["shard"] for e in plan["entries"]}
-    assert placed[servers[0].key] != placed[servers[1].key]
-    # the four quick ones all go beside the lighter of the two
-    light = placed[servers[1].key]
-    assert sum(1 for e in servers[2:] if placed[e.key] == light) == 4
+    assert placed[servers[4].key] != placed[servers[5].key]
+    light = placed[servers[5].key]  # the four quick ones all go beside the lighter of the two
+    assert sum(1 for e in servers[:4] if placed[e.key] == light) == 4
+    assert keys_of(plan, light)[0] == servers[5].key, "a shard runs its longest first"
+    assert keys_of(plan, placed[servers[4].key]) == [servers[4].key]
 
 
 def test_equal_keys_are_planned_once_the_first_kept() -> None:

@@ -52,7 +52,8 @@ def make_plan(entries: Sequence[Entry], shards: int, *, timings: Mapping[str, fl
         placed[entry.key] = shard
         heapq.heappush(loads, (load + weight[entry.key], shard))
     unique = {e.key: e for e in reversed(entries)}  # the first of equal keys wins, as the registry reader keeps it
-    rows = [{**unique[key].to_json(), "shard": placed[key]} for key in sorted(unique)]
+    rows = [{**unique[key].to_json(), "shard": placed[key], "expected_seconds": weight[key] if timings else None}
+            for key in sorted(unique)]
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "shards": shards, "entries": rows}
 
 
@@ -72,18 +73,20 @@ def read_plan(path: Path) -> dict[str, Any]:
 
 
 def shard_entries(plan: dict[str, Any], index: int, count: int, *, where: str = "the plan") -> list[Entry]:
-    """The entries of shard ``index`` of ``count``; the count must be the plan's own (a matrix built for another
-    plan would skip or repeat servers)."""
+    """The entries of shard ``index`` of ``count``, the longest expected first (so the last audit to start is a
+    short one, and workers finish together); the count must be the plan's own (a matrix built for another plan
+    would skip or repeat servers)."""
     if count != plan["shards"]:
         raise PlanError(f"--shard {index}/{count}: {where} has {plan['shards']} shard(s); run 1/{plan['shards']} ... "
                         f"{plan['shards']}/{plan['shards']}")
-    chosen = []
+    chosen: list[tuple[float, Entry]] = []
     for n, row in enumerate(plan["entries"]):
         if not isinstance(row, dict) or not isinstance(row.get("shard"), int):
             raise PlanError(f"{where}: entries[{n}] has no shard")
         if row["shard"] == index:
+            expected = row.get("expected_seconds")
             try:
-                chosen.append(Entry.from_json(row))
+                chosen.append((float(expected) if isinstance(expected, (int, float)) else 0.0, Entry.from_json(row)))
             except (TypeError, ValueError) as exc:
                 raise PlanError(f"{where}: entries[{n}]: {exc}") from None
-    return chosen
+    return [entry for _, entry in sorted(chosen, key=lambda pair: (-pair[0], pair[1].key))]
