@@ -6,7 +6,9 @@ workers take at most 60% of the sequential time.
 Plans ``--sources`` (default: ``benchmarks/fleet/servers``, the real servers written as their registry entries)
 into one shard, then runs ``mcp-handbook fleet run`` on it with ``--workers 1`` and ``--workers 2``, alternating
 which goes first each round, each into a fresh results folder. Every package is installed once before the first
-timed run (an untimed ``fleet run``), so neither run pays for a download the other does not; audits run with
+timed run (an untimed ``fleet run``, whose scorecard then plans the timed runs with ``--timings``, longest audit
+first, as a scheduled fleet is planned from its last scorecard), so neither run pays for a download the other
+does not; audits run with
 ``--no-sdk-baseline`` unless other audit options are given, so neither pays for the SDK's baseline audit, which
 is cached after its first run. Prints each run's wall time, the ratio, the load average, and each server's state
 and seconds, and checks that both runs gave every server the same verdicts (results are reproducible).
@@ -71,6 +73,10 @@ def main() -> int:
         warm = fleet("run", str(work / "plan.json"), "--shard", "1/1", "--workers", "2", "-o", str(work / "warm"),
                      "--", *audit, cwd=work)
         print(f"untimed warm-up (installs every package): {warm:.1f} s")
+        # plan again as a scheduled fleet would, balanced by what each audit took last time: longest first
+        fleet("merge", str(work / "warm"), "-o", str(work / "warm-card"), cwd=work)
+        fleet("plan", str(sources), "--shards", "1", "-o", str(work / "plan.json"), "--timings",
+              str(work / "warm-card" / "scorecard.json"), cwd=work)
         seen: dict[int, dict[str, dict]] = {}
         for n in range(args.rounds):
             times: dict[int, float] = {}
