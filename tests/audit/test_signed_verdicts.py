@@ -193,7 +193,7 @@ def test_a_fail_is_inherited_only_when_the_minimal_server_did_the_same(project_r
     sdk = sdk_baseline.Sdk("python", "the official Python SDK (mcp)", "1.30.0", sys.executable)
     monkeypatch.setattr(sdk_baseline, "detect", lambda argv: sdk)
     monkeypatch.setattr(sdk_baseline, "baseline_verdicts", lambda *a, **k: ({"ERR-015": {
-        "status": "FAIL", "reason": "unknown_prompt_not_refused", "summary": SDK_ERROR}}, ""))
+        "status": "FAIL", "reason": "unknown_prompt_not_refused", "summary": SDK_ERROR}}, "", 0))
     rule = corpus.rule("ERR-015")
     found = RuleFinding(rule, rule.probe, failed("unknown_prompt_not_refused", summary), 0.1)
     result = AuditResult(("/bin/server",), ServerFacts(answered=True), (found,), (), 1.0, AuditOptions())

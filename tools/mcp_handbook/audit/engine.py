@@ -173,7 +173,7 @@ def run_audit(
         )
     result = AuditResult(tuple(argv) or (options.url or "",), facts, findings, tuple(canary), time.monotonic() - started,
                          options, stopped=stopped, unread=tuple(dict.fromkeys(unread)),
-                         killed=tuple(mask(k, pre.target) for k in killed))
+                         killed=tuple(mask(k, pre.target) for k in killed), starts=tuple(targets.starts().items()))
     return _with_sdk_baseline(corpus, result, probes, started)
 
 
