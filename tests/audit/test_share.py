@@ -206,3 +206,45 @@ def test_long_probes_start_first(tmp_path: Path) -> None:
     run_audit(fake_corpus(tmp_path, {"TST-001": "one", "TST-002": "two", "TST-003": "wide"}), hostile("tiny"),
               options=AuditOptions(timeout=30, probe_timeout=10, wait=2, jobs=1), probes=probes)
     assert began["wide"] < began["one"] < began["two"], began
+
+
+def test_clean_protocol_errors_judges_the_answers_protocol_error_codes_got(tmp_path: Path) -> None:
+    import sys
+
+    from mcp_handbook.probes import PROBES
+
+    names = {"TST-001": "protocol_error_codes", "TST-002": "clean_protocol_errors"}
+    command = [sys.executable, "-m", "reference_server", "--workspace", "{workspace}"]
+    both = run_audit(fake_corpus(tmp_path, names), command, options=FAST, probes=PROBES)
+    seen = {f.rule.id: f.finding for f in both.findings}
+    assert seen["TST-001"].status == seen["TST-002"].status == "PASS", seen
+    assert dict(both.starts).get("protocol_error_codes") == 1 and "clean_protocol_errors" not in dict(both.starts), \
+        both.starts
+    alone = run_audit(fake_corpus(tmp_path, {"TST-002": "clean_protocol_errors"}), command, options=FAST, probes=PROBES)
+    assert dict(alone.starts).get("clean_protocol_errors") == 1, alone.starts  # no lead: a server of its own
+    assert alone.findings[0].finding.summary == seen["TST-002"].summary, (alone.findings, seen)
+
+
+def test_a_companion_gets_a_server_of_its_own_when_its_lead_kept_nothing(tmp_path: Path) -> None:
+    from collections import deque
+
+    from mcp_handbook.audit.contain import Contained
+    from mcp_handbook.audit.schedule import SharedLane
+    from mcp_handbook.audit.target import AuditTarget
+
+    own = []
+    lane = SharedLane(None, deque(), {"clean_protocol_errors": Probe("clean_protocol_errors", lambda t: passed(""), "c")},
+                      {}, 1.0, 5.0, lambda name: None, lambda name: own.append(name) or "solo")  # type: ignore[arg-type]
+    target = AuditTarget(argv=["x"], workspace=tmp_path, env={}, canary="c", opening={}, listing=[])
+    lead = Contained("protocol_error_codes", lambda t: passed(""), target, limit=5.0)
+    lane.held["protocol_error_codes"] = "clean_protocol_errors"
+    assert lane.follow(lead) == "solo" and own == ["clean_protocol_errors"]  # it kept nothing: its own server
+    target.kept["protocol_faults"] = []
+    lane.held["protocol_error_codes"] = "clean_protocol_errors"
+    lead.killed = True
+    assert lane.follow(lead) == "solo"  # stopped at its deadline: its target cannot be trusted
+    lead.killed = False
+    lane.held["protocol_error_codes"] = "clean_protocol_errors"
+    after = lane.follow(lead)
+    assert isinstance(after, Contained) and after.target is target and after.name == "clean_protocol_errors"
+    assert lane.follow(lead) is None and not lane.held  # one companion, run once

@@ -138,7 +138,7 @@ def run_audit(
             targets.sweep(spared)
             raise
         stopped = mask(facts.defect if facts.answered else "", pre.target) or mask(halted, pre.target)
-        for name in [*(run.name for run in queue), *lane.waiting]:
+        for name in [*(run.name for run in queue), *lane.waiting, *lane.held.values()]:
             verdicts[name] = not_applicable(f"not checked: {stopped}" if stopped else
                                                 f"not run: the audit's {options.timeout:g} s time budget ran out first")
         if not facts.answered:
