@@ -17,7 +17,10 @@ a probe that needs only the listing starts no server; the probes registered
 shared server (:mod:`.share`), which takes one of the ``jobs`` slots while the
 other probes run on fresh servers beside it; a reader that asks for more than
 reading is run again at the head of the queue on a server of its own. The
-shared server is started ahead, as soon as the queue is known.
+shared server is started ahead, as soon as the queue is known. A probe that asks
+the same questions as another waits for it and judges its answers, on its target
+(:data:`.schedule.COMPANIONS`). The result counts the server processes started, by
+what for (:attr:`.plan.AuditResult.starts`): where the time goes on a slow starter.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Running the probes of an audit, ``jobs`` at a time, each under its own limit and the audit's deadline: one
 contained run per probe on a fresh server, and the readers (``shares_session``) one at a time in a lane of their
-own on the shared server (:mod:`.share`), a reader that asks for more than reading run again on a server of its own.
+own on the shared server (:mod:`.share`), a reader that asks for more than reading run again on a server of its own,
+and a companion probe, which asks the same questions as another, run after it on its target (:data:`COMPANIONS`).
 
 Apart from the engine, which decides what is run and what the findings say."""
 
@@ -61,8 +62,8 @@ def run_queue(queue: deque[Contained], *, jobs: int, deadline: float, budget: fl
     """Run the probes, ``jobs`` at a time; stop any that overrun its own limit or the audit's. The ``lane``'s readers
     take one of the ``jobs`` slots, one after another on the shared server; one that asks for more than reading is
     put at the head of the queue to run on a server of its own; a companion (:data:`COMPANIONS`) at the head of the
-    queue once its lead is done. Once a finished probe's server showed a :func:`defect`,
-    start no more (the rest would meet it too): return it with the runs."""
+    queue once its lead is done. Once a finished probe's server showed a :func:`defect`, start no more (the rest
+    would meet it too): return it with the runs."""
     running: list[Contained] = []
     finished: dict[str, Contained] = {}
     halted = ""
@@ -205,7 +206,8 @@ def queue_probes(
         else:
             queue.append(solo(name))
     for lead, (name, _key) in COMPANIONS.items():  # over HTTP no server is started: nothing to spare
-        if not options.url and name in plan and any(run.name == lead for run in queue):
+        queued = {run.name for run in queue}
+        if not options.url and lead in queued and name in queued:
             queue = deque(run for run in queue if run.name != name)
             lane.held[lead] = name
     # a long probe (several servers, a stall waited out), then those of the server's process (signals, stdin's end,
