@@ -126,10 +126,22 @@ def baseline_verdicts(corpus: Corpus, sdk: Sdk, rule_ids: frozenset[str], result
     if not seen.facts.answered or seen.stopped:
         return known, f"the minimal server on {sdk.describe()} could not be audited: {seen.facts.describe()}", seen.started()
     fresh = {f.rule.id: {"status": f.finding.status, "reason": f.finding.reason, "summary": f.finding.summary[:SUMMARY_KEPT]}
-             for f in seen.findings if f.na != NOT_CHECKED}
+             for f in seen.findings if f.na != NOT_CHECKED or _settled(f, seen)}
     known.update(fresh)
     _save(path, sdk, known)
     return known, "", seen.started()
+
+
+TRANSIENT = ("no verdict:", "not run:")
+"""How a not-checked finding begins when the probe was stopped or never started (the clock, not the server)."""
+
+
+def _settled(found: RuleFinding, seen: AuditResult) -> bool:
+    """Whether a not-checked verdict of the minimal server is its own and will be the same next time, so it is kept
+    in the cache (else every audit of a server failing that rule audits the minimal server again, for nothing: a
+    not-checked verdict is never a shared FAIL). Not kept: a probe stopped or not run, and anything under
+    ``--no-tool-calls``, which the cache's name does not carry."""
+    return seen.options.tool_calls and not found.finding.summary.startswith(TRANSIENT)
 
 
 # -- deviations the rules themselves allow ------------------------------------------------------------------------
