@@ -11,6 +11,8 @@ missing one is skipped with a line that says so) it prints:
               server is started on loopback first, not counted, and audited by ``--url``)
   ratio       audit / cold start: how many cold starts the audit costs, the figure that stays comparable
               when the machine is busy (both are measured in the same minute, under the same load)
+  starts      server processes the audit started, the SDK comparison's included (the audit summary's
+              ``servers started`` line; ``-`` from an auditor that does not print it): the same on a busy machine
 ``--tree DIR`` runs the auditor of another checkout (its ``tools`` folder), to measure before and after a change
 side by side; ``--keep DIR`` keeps each audit's JSON worksheet there (``NAME.json``) to compare verdicts. The
 load average is printed with each row: on a shared machine the seconds are noisy, the ratios less so.
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import socket
 import statistics
@@ -160,9 +163,12 @@ def _line_within(proc: subprocess.Popen[bytes], limit: float) -> bytes:
         return proc.stdout.readline()
 
 
-def audit(server: Server, *, tree: Path, out: Path, jobs: int, scratch: Path) -> tuple[float, int, dict[str, int]]:
-    """Seconds of one audit as a separate process, its exit code and its verdict counts; an HTTP server is started
-    first (not counted) and audited by URL."""
+STARTED = re.compile(r"servers started: (\d+)")
+
+
+def audit(server: Server, *, tree: Path, out: Path, jobs: int, scratch: Path) -> tuple[float, int, dict[str, int], str]:
+    """Seconds of one audit as a separate process, its exit code, its verdict counts and the server processes it
+    started (``-`` when its summary does not say); an HTTP server is started first (not counted) and audited by URL."""
     env = {**_env(server), "PYTHONPATH": str(tree / "tools")}
     argv = [sys.executable, "-c", "import sys; from mcp_handbook.cli import main; sys.exit(main())",
             "--root", str(tree), "audit", "-o", str(out), "--jobs", str(jobs), *server.options]
@@ -172,7 +178,7 @@ def audit(server: Server, *, tree: Path, out: Path, jobs: int, scratch: Path) ->
         proc = _spawn(server, scratch, port)
         if not _http_initialize(port, 60):
             _stop(proc)
-            return 0.0, -1, {"Pass": 0, "Fail": 0, "N/A": 0}
+            return 0.0, -1, {"Pass": 0, "Fail": 0, "N/A": 0}, "-"
         argv += ["--url", f"http://127.0.0.1:{port}/mcp"]
     else:  # the auditor starts a server with a minimal environment: what it needs is put in its command
         argv += ["--", *(["env", *(f"{k}={v}" for k, v in server.env)] if server.env else []), *server.command]
@@ -190,7 +196,8 @@ def audit(server: Server, *, tree: Path, out: Path, jobs: int, scratch: Path) ->
                 counts[item["status"]] += 1
     elif done.returncode not in (0, 1, 3):
         print(f"  audit failed ({done.returncode}): {done.stderr.strip()[-300:]}")
-    return took, done.returncode, counts
+    started = STARTED.search(done.stdout + done.stderr)
+    return took, done.returncode, counts, started.group(1) if started else "-"
 
 
 def main() -> int:
@@ -216,7 +223,7 @@ def main() -> int:
             print(f"--only {', '.join(unknown)}: not a known server ({', '.join(servers)})", file=sys.stderr)
             return 2
         print(f"auditor: {tree}; {os.cpu_count()} core(s)")
-        print(f"{'server':32} {'cold start':>10} {'audit':>8} {'ratio':>6}  verdicts (pass/fail/n-a), exit, load")
+        print(f"{'server':32} {'cold start':>10} {'audit':>8} {'ratio':>6} {'starts':>6}  verdicts (pass/fail/n-a), exit, load")
         over = []
         for name, server in servers.items():
             if args.only and name not in args.only:
@@ -230,10 +237,10 @@ def main() -> int:
                 continue
             cold = statistics.median(starts)
             out = (args.keep or scratch) / f"{name.replace(' ', '_').replace('(', '').replace(')', '')}.json"
-            took, code, counts = audit(server, tree=tree, out=out, jobs=args.jobs, scratch=scratch)
+            took, code, counts, started = audit(server, tree=tree, out=out, jobs=args.jobs, scratch=scratch)
             if took >= BAR_SECONDS:
                 over.append(name)
-            print(f"{name:32} {cold:9.2f}s {took:7.1f}s {took / cold:6.1f}  "
+            print(f"{name:32} {cold:9.2f}s {took:7.1f}s {took / cold:6.1f} {started:>6}  "
                   f"{counts['Pass']}/{counts['Fail']}/{counts['N/A']}, exit {code}, load {os.getloadavg()[0]:.1f}")
         print(f"bar {BAR_SECONDS:g} s: " + (f"OVER for {', '.join(over)}" if over else "every audit under it"))
     return 0

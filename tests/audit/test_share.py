@@ -87,6 +87,53 @@ def test_a_reader_that_leaves_a_file_behind_retires_the_shared_server(tmp_path: 
 
 
 
+def test_a_reader_that_removes_what_it_planted_keeps_the_shared_server(tmp_path: Path) -> None:
+    from mcp_handbook.probes.support import planted
+
+    def plants(session, target: Target) -> None:
+        with planted(target.workspace / "hb-planted"):
+            (target.workspace / "hb-planted").mkdir()
+            (target.workspace / "hb-planted" / "item.txt").write_text("x")
+
+    probes = {"plants": reader("plants", plants), "read1": reader("read1")}
+    result = run_audit(fake_corpus(tmp_path, {"TST-001": "plants", "TST-002": "read1"}), hostile("tiny"),
+                       options=FAST, probes=probes)
+    seen = _summaries(result)
+    assert _pid(seen["TST-001"]) == _pid(seen["TST-002"]), seen
+    assert "hb-planted" not in seen["TST-002"], seen
+    assert dict(result.starts).get("shared") == 1 and "plants" not in dict(result.starts), result.starts
+
+
+def test_the_audit_counts_the_servers_it_started_by_what_for(tmp_path: Path) -> None:
+    from mcp_handbook.audit.summary import started_line
+
+    def solo(target: Target):
+        session, _init = handshake(target)
+        return passed(f"pid {session.pid}")
+
+    probes = {"read0": reader("read0"), "read1": reader("read1"), "solo": Probe("solo", solo, "a server of its own")}
+    result = run_audit(fake_corpus(tmp_path, {"TST-001": "read0", "TST-002": "read1", "TST-003": "solo"}),
+                       hostile("tiny"), options=FAST, probes=probes)
+    starts = dict(result.starts)
+    assert starts["shared"] == 1 and starts["solo"] == 1 and starts["preflight"] >= 1, starts
+    assert "read0" not in starts and result.started() == sum(starts.values()), starts
+    assert started_line(result).startswith(f"{result.started()} (") and "solo 1" in started_line(result)
+
+
+def test_a_prompt_reader_renders_prompts_on_the_shared_server(tmp_path: Path) -> None:
+    import sys
+
+    from mcp_handbook.probes import PROBES
+
+    probes = {"read0": reader("read0"), "prompt_arguments_checked": PROBES["prompt_arguments_checked"]}
+    command = [sys.executable, "-m", "reference_server", "--workspace", "{workspace}"]
+    result = run_audit(fake_corpus(tmp_path, {"TST-001": "read0", "TST-002": "prompt_arguments_checked"}), command,
+                       options=FAST, probes=probes)
+    seen = {f.rule.id: f.finding for f in result.findings}
+    assert seen["TST-002"].status == "PASS" and "-32602" in seen["TST-002"].summary, seen
+    assert "prompt_arguments_checked" not in dict(result.starts), result.starts
+
+
 def test_a_reader_sees_only_its_own_part_of_the_shared_session(tmp_path: Path) -> None:
     views = []
 
@@ -159,3 +206,45 @@ def test_long_probes_start_first(tmp_path: Path) -> None:
     run_audit(fake_corpus(tmp_path, {"TST-001": "one", "TST-002": "two", "TST-003": "wide"}), hostile("tiny"),
               options=AuditOptions(timeout=30, probe_timeout=10, wait=2, jobs=1), probes=probes)
     assert began["wide"] < began["one"] < began["two"], began
+
+
+def test_clean_protocol_errors_judges_the_answers_protocol_error_codes_got(tmp_path: Path) -> None:
+    import sys
+
+    from mcp_handbook.probes import PROBES
+
+    names = {"TST-001": "protocol_error_codes", "TST-002": "clean_protocol_errors"}
+    command = [sys.executable, "-m", "reference_server", "--workspace", "{workspace}"]
+    both = run_audit(fake_corpus(tmp_path, names), command, options=FAST, probes=PROBES)
+    seen = {f.rule.id: f.finding for f in both.findings}
+    assert seen["TST-001"].status == seen["TST-002"].status == "PASS", seen
+    assert dict(both.starts).get("protocol_error_codes") == 1 and "clean_protocol_errors" not in dict(both.starts), \
+        both.starts
+    alone = run_audit(fake_corpus(tmp_path, {"TST-002": "clean_protocol_errors"}), command, options=FAST, probes=PROBES)
+    assert dict(alone.starts).get("clean_protocol_errors") == 1, alone.starts  # no lead: a server of its own
+    assert alone.findings[0].finding.summary == seen["TST-002"].summary, (alone.findings, seen)
+
+
+def test_a_companion_gets_a_server_of_its_own_when_its_lead_kept_nothing(tmp_path: Path) -> None:
+    from collections import deque
+
+    from mcp_handbook.audit.contain import Contained
+    from mcp_handbook.audit.schedule import SharedLane
+    from mcp_handbook.audit.target import AuditTarget
+
+    own = []
+    lane = SharedLane(None, deque(), {"clean_protocol_errors": Probe("clean_protocol_errors", lambda t: passed(""), "c")},
+                      {}, 1.0, 5.0, lambda name: None, lambda name: own.append(name) or "solo")  # type: ignore[arg-type]
+    target = AuditTarget(argv=["x"], workspace=tmp_path, env={}, canary="c", opening={}, listing=[])
+    lead = Contained("protocol_error_codes", lambda t: passed(""), target, limit=5.0)
+    lane.held["protocol_error_codes"] = "clean_protocol_errors"
+    assert lane.follow(lead) == "solo" and own == ["clean_protocol_errors"]  # it kept nothing: its own server
+    target.kept["protocol_faults"] = []
+    lane.held["protocol_error_codes"] = "clean_protocol_errors"
+    lead.killed = True
+    assert lane.follow(lead) == "solo"  # stopped at its deadline: its target cannot be trusted
+    lead.killed = False
+    lane.held["protocol_error_codes"] = "clean_protocol_errors"
+    after = lane.follow(lead)
+    assert isinstance(after, Contained) and after.target is target and after.name == "clean_protocol_errors"
+    assert lane.follow(lead) is None and not lane.held  # one companion, run once

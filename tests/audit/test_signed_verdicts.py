@@ -193,12 +193,43 @@ def test_a_fail_is_inherited_only_when_the_minimal_server_did_the_same(project_r
     sdk = sdk_baseline.Sdk("python", "the official Python SDK (mcp)", "1.30.0", sys.executable)
     monkeypatch.setattr(sdk_baseline, "detect", lambda argv: sdk)
     monkeypatch.setattr(sdk_baseline, "baseline_verdicts", lambda *a, **k: ({"ERR-015": {
-        "status": "FAIL", "reason": "unknown_prompt_not_refused", "summary": SDK_ERROR}}, ""))
+        "status": "FAIL", "reason": "unknown_prompt_not_refused", "summary": SDK_ERROR}}, "", 0))
     rule = corpus.rule("ERR-015")
     found = RuleFinding(rule, rule.probe, failed("unknown_prompt_not_refused", summary), 0.1)
     result = AuditResult(("/bin/server",), ServerFacts(answered=True), (found,), (), 1.0, AuditOptions())
     attributed = sdk_baseline.attribute(corpus, result, audit=run_audit)
     assert [i.rule_id for i in attributed.inherited] == (["ERR-015"] if inherited else [])
+
+
+@pytest.mark.parametrize("summary, options, kept", [
+    ("not checked: no callable tool fails on purpose", AuditOptions(), True),
+    ("no verdict: the probe did not finish within 20.0 s; its server processes were killed", AuditOptions(), False),
+    ("not checked: the probe calls tools, and the audit ran with --no-tool-calls", AuditOptions(tool_calls=False), False),
+])
+def test_the_minimal_servers_settled_not_checked_verdicts_are_cached(project_root: Path, monkeypatch, tmp_path: Path,
+                                                                       summary: str, options: AuditOptions,
+                                                                       kept: bool) -> None:
+    """A rule the minimal server's probe could not check is audited once per SDK version, not on every audit."""
+    from mcp_handbook.audit.plan import NOT_CHECKED
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("MCP_HANDBOOK_CACHE", raising=False)
+    corpus = load_corpus(project_root)
+    sdk = sdk_baseline.Sdk("python", "the official Python SDK (mcp)", "0.0-test", sys.executable)
+    rule = corpus.rule("ERR-005")
+    audits = []
+
+    def audit(corpus, argv, *, options, probes):
+        audits.append(argv)
+        found = RuleFinding(rule, rule.probe, not_applicable(summary), 0.1, na=NOT_CHECKED)
+        return AuditResult(tuple(argv), ServerFacts(answered=True), (found,), (), 1.0, options)
+
+    result = AuditResult(("/bin/server",), ServerFacts(answered=True), (), (), 1.0, options)
+    for _ in range(2):
+        verdicts, _note, _spawned = sdk_baseline.baseline_verdicts(corpus, sdk, frozenset({"ERR-005"}), result,
+                                                                   audit=audit)
+    assert len(audits) == (1 if kept else 2), audits
+    assert ("ERR-005" in verdicts) == kept and (not kept or verdicts["ERR-005"]["status"] == "N/A")
 
 
 # -- the engine hands every probe's sessions and verdicts to the checks of observed.py ------------------------------

@@ -17,7 +17,10 @@ a probe that needs only the listing starts no server; the probes registered
 shared server (:mod:`.share`), which takes one of the ``jobs`` slots while the
 other probes run on fresh servers beside it; a reader that asks for more than
 reading is run again at the head of the queue on a server of its own. The
-shared server is started ahead, as soon as the queue is known.
+shared server is started ahead, as soon as the queue is known. A probe that asks
+the same questions as another waits for it and judges its answers, on its target
+(:data:`.schedule.COMPANIONS`). The result counts the server processes started, by
+what for (:attr:`.plan.AuditResult.starts`): where the time goes on a slow starter.
 """
 
 from __future__ import annotations
@@ -138,7 +141,7 @@ def run_audit(
             targets.sweep(spared)
             raise
         stopped = mask(facts.defect if facts.answered else "", pre.target) or mask(halted, pre.target)
-        for name in [*(run.name for run in queue), *lane.waiting]:
+        for name in [*(run.name for run in queue), *lane.waiting, *lane.held.values()]:
             verdicts[name] = not_applicable(f"not checked: {stopped}" if stopped else
                                                 f"not run: the audit's {options.timeout:g} s time budget ran out first")
         if not facts.answered:
@@ -173,7 +176,7 @@ def run_audit(
         )
     result = AuditResult(tuple(argv) or (options.url or "",), facts, findings, tuple(canary), time.monotonic() - started,
                          options, stopped=stopped, unread=tuple(dict.fromkeys(unread)),
-                         killed=tuple(mask(k, pre.target) for k in killed))
+                         killed=tuple(mask(k, pre.target) for k in killed), starts=tuple(targets.starts().items()))
     return _with_sdk_baseline(corpus, result, probes, started)
 
 

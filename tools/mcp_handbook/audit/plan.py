@@ -109,6 +109,13 @@ class AuditResult:
     """FAILs that are the SDK's defaults (still FAILs, for the gate too: the host gets them all the same)."""
     baseline_note: str = ""
     """Why the SDK comparison was not made or not complete, in one sentence; "" when it was (or was not asked)."""
+    starts: tuple[tuple[str, int], ...] = ()
+    """Server processes the audit started, by what for (``preflight``, ``shared``, a probe's name, ``sdk baseline``
+    for the minimal server's own audit): on a server slow to start, where its time goes."""
+
+    def started(self) -> int:
+        """Server processes the audit started in all (none when the server was reached by URL)."""
+        return sum(n for _, n in self.starts)
 
     def inherited_from(self, rule_id: str) -> Inherited | None:
         return next((i for i in self.inherited if i.rule_id == rule_id), None)

@@ -1,6 +1,7 @@
 """Running the probes of an audit, ``jobs`` at a time, each under its own limit and the audit's deadline: one
 contained run per probe on a fresh server, and the readers (``shares_session``) one at a time in a lane of their
-own on the shared server (:mod:`.share`), a reader that asks for more than reading run again on a server of its own.
+own on the shared server (:mod:`.share`), a reader that asks for more than reading run again on a server of its own,
+and a companion probe, which asks the same questions as another, run after it on its target (:data:`COMPANIONS`).
 
 Apart from the engine, which decides what is run and what the findings say."""
 
@@ -11,10 +12,11 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Rule
+from ..probes.errors.protocol_errors import PROTOCOL_FAULTS
 from ..probes.registry import Probe
 from ..probes.support import MODERN_REVISION, Finding, not_applicable
 from .contain import Contained
@@ -46,12 +48,22 @@ def probe_wait(facts: ServerFacts, options: AuditOptions, jobs: int) -> float:
     return max(options.wait, 3 * facts.startup * crowding(jobs))
 
 
+COMPANIONS: dict[str, tuple[str, str]] = {
+    "protocol_error_codes": ("clean_protocol_errors", PROTOCOL_FAULTS),
+}
+"""Lead probe -> (its companion, what the lead keeps for it on its target, :attr:`~..probes.target.Target.kept`). The
+two ask a fresh server the same questions; the companion waits for the lead and is run on the lead's target, where
+it judges the answers the lead got: one server start instead of two. When the lead kept nothing (it stopped first) or
+its target did not know the listing (the companion would need a server), the companion gets a server of its own."""
+
+
 def run_queue(queue: deque[Contained], *, jobs: int, deadline: float, budget: float,
               lane: SharedLane | None = None) -> tuple[dict[str, Contained], str]:
     """Run the probes, ``jobs`` at a time; stop any that overrun its own limit or the audit's. The ``lane``'s readers
     take one of the ``jobs`` slots, one after another on the shared server; one that asks for more than reading is
-    put at the head of the queue to run on a server of its own. Once a finished probe's server showed a
-    :func:`defect`, start no more (the rest would meet it too): return it with the runs."""
+    put at the head of the queue to run on a server of its own; a companion (:data:`COMPANIONS`) at the head of the
+    queue once its lead is done. Once a finished probe's server showed a :func:`defect`, start no more (the rest
+    would meet it too): return it with the runs."""
     running: list[Contained] = []
     finished: dict[str, Contained] = {}
     halted = ""
@@ -72,6 +84,8 @@ def run_queue(queue: deque[Contained], *, jobs: int, deadline: float, budget: fl
                         queue.appendleft(lane.solo(run.name))
                     else:
                         finished[run.name] = run
+                        if lane is not None and (after := lane.follow(run)) is not None:
+                            queue.appendleft(after)
             while len(running) < jobs and now < deadline and not halted:
                 chosen = lane.next() if lane is not None and lane.running is None and lane.waiting else None
                 if chosen is None and queue:
@@ -89,6 +103,8 @@ def run_queue(queue: deque[Contained], *, jobs: int, deadline: float, budget: fl
                 run.stop("the audit stopped before the probe finished")
             if not run.unshared:
                 finished[run.name] = run
+                if lane is not None and (after := lane.follow(run)) is not None:
+                    queue.append(after)  # not started: the engine says why
         if lane is not None:
             lane.pool.close()
     return finished, halted
@@ -109,6 +125,9 @@ class SharedLane:
     """The preflight's tool listing for a probe (a copy), or None when it met the server in another era."""
     solo: Callable[[str], Contained]
     running: Contained | None = None
+    held: dict[str, str] = field(default_factory=dict)
+    """Lead -> its companion, waiting for the lead to finish (:data:`COMPANIONS`); the engine says why any left here
+    were not run."""
 
     def next(self) -> Contained:
         name = self.waiting.popleft()
@@ -116,6 +135,17 @@ class SharedLane:
         target.listing = self.listing(name)
         self.running = Contained(name, self.probes[name].run, target, limit=self.limit)
         return self.running
+
+    def follow(self, run: Contained) -> Contained | None:
+        """The companion waiting for ``run``, on ``run``'s target when the lead kept what it needs and the target knew
+        the listing (the companion then starts no server), else on a server of its own; None when none waits."""
+        name = self.held.pop(run.name, None)
+        if name is None:
+            return None
+        target, key = run.target, COMPANIONS[run.name][1]
+        if run.killed or key not in target.kept or target.opening is None or not isinstance(target.listing, list):
+            return self.solo(name)
+        return Contained(name, self.probes[name].run, target, limit=run.limit)
 
     def ended(self, run: Contained) -> None:
         """A reader is done: the shared server must be as it found it, or it is retired."""
@@ -175,6 +205,11 @@ def queue_probes(
             lane.waiting.append(name)
         else:
             queue.append(solo(name))
+    for lead, (name, _key) in COMPANIONS.items():  # over HTTP no server is started: nothing to spare
+        queued = {run.name for run in queue}
+        if not options.url and lead in queued and name in queued:
+            queue = deque(run for run in queue if run.name != name)
+            lane.held[lead] = name
     # a long probe (several servers, a stall waited out), then those of the server's process (signals, stdin's end,
     # stderr at exit) that wait on it, often for the whole wait: started first, their start-ups and waits overlap the
     # others' work instead of ending the audit

@@ -110,25 +110,38 @@ def _save(path: Path | None, sdk: Sdk, rules: Mapping[str, Mapping[str, str]]) -
 
 
 def baseline_verdicts(corpus: Corpus, sdk: Sdk, rule_ids: frozenset[str], result: AuditResult,
-                      probes: Mapping | None = None, *, audit: Audit) -> tuple[dict[str, dict[str, str]], str]:
+                      probes: Mapping | None = None, *, audit: Audit) -> tuple[dict[str, dict[str, str]], str, int]:
     """The minimal server's verdict on each of ``rule_ids`` (``status``, ``reason``, ``summary``), from the cache or
-    from an audit of the rules not cached yet; and a note when that audit could not judge it."""
+    from an audit of the rules not cached yet; a note when that audit could not judge it; and how many server
+    processes that audit started (0 from the cache)."""
     path = _cache_file(sdk, corpus)
     known = _load(path)
     missing = frozenset(rule_ids) - set(known)
     if not missing:
-        return known, ""
+        return known, "", 0
     options = replace(result.options, rules=missing, sdk_baseline=False, roots=(), url=None, headers=(),
                       allow_tool_calls=frozenset(), timeout=min(result.options.timeout, BASELINE_SECONDS))
     with tempfile.TemporaryDirectory(prefix="hb-sdk-baseline-") as tmp:
         seen = audit(corpus, _command(sdk, Path(tmp)), options=options, probes=probes)
     if not seen.facts.answered or seen.stopped:
-        return known, f"the minimal server on {sdk.describe()} could not be audited: {seen.facts.describe()}"
+        return known, f"the minimal server on {sdk.describe()} could not be audited: {seen.facts.describe()}", seen.started()
     fresh = {f.rule.id: {"status": f.finding.status, "reason": f.finding.reason, "summary": f.finding.summary[:SUMMARY_KEPT]}
-             for f in seen.findings if f.na != NOT_CHECKED}
+             for f in seen.findings if f.na != NOT_CHECKED or _settled(f, seen)}
     known.update(fresh)
     _save(path, sdk, known)
-    return known, ""
+    return known, "", seen.started()
+
+
+TRANSIENT = ("no verdict:", "not run:")
+"""How a not-checked finding begins when the probe was stopped or never started (the clock, not the server)."""
+
+
+def _settled(found: RuleFinding, seen: AuditResult) -> bool:
+    """Whether a not-checked verdict of the minimal server is its own and will be the same next time, so it is kept
+    in the cache (else every audit of a server failing that rule audits the minimal server again, for nothing: a
+    not-checked verdict is never a shared FAIL). Not kept: a probe stopped or not run, and anything under
+    ``--no-tool-calls``, which the cache's name does not carry."""
+    return seen.options.tool_calls and not found.finding.summary.startswith(TRANSIENT)
 
 
 # -- deviations the rules themselves allow ------------------------------------------------------------------------
@@ -236,7 +249,7 @@ def attribute(corpus: Corpus, result: AuditResult, probes: Mapping | None = None
     if sdk is None:
         return result
     try:
-        verdicts, note = baseline_verdicts(corpus, sdk, frozenset(f.rule.id for f in failures), result, probes,
+        verdicts, note, spawned = baseline_verdicts(corpus, sdk, frozenset(f.rule.id for f in failures), result, probes,
                                            audit=audit)
     except OSError as exc:
         return replace(result, sdk=sdk.describe(), baseline_note=f"the minimal server on {sdk.describe()} could not be run: {exc}")
@@ -252,4 +265,6 @@ def attribute(corpus: Corpus, result: AuditResult, probes: Mapping | None = None
         why = deviate(result, sdk) if deviate else ""
         inherited.append(Inherited(found.rule.id, sdk.describe(), base.get("summary", ""), found.rule.fix, why))
         findings.append(_deviated(found, why) if why else found)
-    return replace(result, findings=tuple(findings), sdk=sdk.describe(), inherited=tuple(inherited), baseline_note=note)
+    starts = (*result.starts, ("sdk baseline", spawned)) if spawned else result.starts
+    return replace(result, findings=tuple(findings), sdk=sdk.describe(), inherited=tuple(inherited), baseline_note=note,
+                   starts=starts)

@@ -34,14 +34,17 @@ from typing import Any
 
 from ..probes.support import LATEST_LEGACY, WireTimeout
 from ..wire import JsonRpcClient, Line, Message, WireSession, with_request_meta
-from .guard import ToolCallGuard, listed_tools
+from .guard import ToolCallGuard, listed_prompts, listed_tools
 from .shared_servers import LiveServer, SharedServers
 from .target import AuditTarget
 
 READS = frozenset({
-    "ping", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read", "server/discover",
+    "ping", "tools/list", "prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read",
+    "server/discover",
 })
-"""The protocol's requests a shared session forwards: they read, and a server answers each the same before and after.
+"""The protocol's requests a shared session forwards: they read, and a server answers each the same before and after
+(``prompts/get`` renders a template; a prompt that looks like it runs commands or code is refused by the probe's own
+guard, as on a server of its own).
 Besides these it forwards a ``tools/call`` of a tool the preflight's listing says is ``readOnlyHint: true`` (or of a
 tool nobody listed: there is nothing behind it), and a method the protocol does not define (the server can only
 refuse it)."""
@@ -152,8 +155,9 @@ class SessionView(JsonRpcClient):
             self._bind("modern", self.timeout)
         assert self.live is not None
         message = with_request_meta(message, self.request_meta)
-        if method == "tools/call":  # this probe's own guard, as a server of its own would have it (GuardedSession)
-            self.guard.check(json.dumps(message).encode(), seen=listed_tools(m.value for m in self.stdout))
+        if method in ("tools/call", "prompts/get"):  # this probe's own guard, as on a server of its own (GuardedSession)
+            values = [m.value for m in self.stdout]
+            self.guard.check(json.dumps(message).encode(), seen=listed_tools(values), prompts=listed_prompts(values))
         self.pending.add(rid)
         return self.live.session.send(message)
 

@@ -113,6 +113,14 @@ def inherited_lines(result: AuditResult, corpus: Corpus | None = None) -> list[s
     return lines
 
 
+def started_line(result: AuditResult) -> str:
+    """How many server processes the audit started, and for what: the figure that tells where a slow audit's time
+    went, the same on a busy machine as on an idle one."""
+    most = sorted(result.starts, key=lambda item: -item[1])
+    parts = ", ".join(f"{name} {n}" for name, n in most[:6]) + (", …" if len(most) > 6 else "")
+    return f"{result.started()} ({parts})"
+
+
 def summary_lines(result: AuditResult, *, outputs: list[tuple[Path, str]], manual: int, corpus: Corpus | None = None) -> list[str]:
     counts = result.counts()
     checked = len(result.findings)
@@ -146,6 +154,8 @@ def summary_lines(result: AuditResult, *, outputs: list[tuple[Path, str]], manua
         more = f" (and {len(result.unread) - 1} more such line(s))" if len(result.unread) > 1 else ""
         lines.append(f"UNREAD: {clean(result.unread[0])[:300]}{more}; {met} rule(s) whose probes met one say so "
                      "(N/A, not checked, or a note on their FAIL)")
+    if result.started():
+        lines.append(f"  servers started: {started_line(result)}")
     if result.killed:
         lines.append(f"killed {len(result.killed)} process(es) the server left running outside its process group:")
         lines += [f"  {clean(k)[:300]}" for k in result.killed[:5]]

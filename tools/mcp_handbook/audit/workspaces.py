@@ -15,6 +15,7 @@ from typing import Any
 
 from .. import procs
 from ..probes.support import init_git_repository
+from ..wire import WireSession
 from .guard import ToolCallGuard
 from .preflight import ServerFacts
 from .target import AuditTarget, audit_env
@@ -38,6 +39,8 @@ class FreshTargets:
     """The endpoint of a server audited over HTTP (then ``argv`` is empty: no process is started)."""
     headers: tuple[tuple[str, str], ...] = ()
     made: list[AuditTarget] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    """The name each target of :attr:`made` was made for (a probe's, ``preflight`` or ``shared``)."""
     listing: tuple[bool, list[dict[str, Any]]] | None = None
     """Over HTTP: the tools the preflight listed, and whether in the 2026-07-28 era (:meth:`share_listing`)."""
 
@@ -98,7 +101,18 @@ class FreshTargets:
         if self.listing is not None and self.listing[0] == modern:
             target.listing = copy.deepcopy(self.listing[1])  # a probe may change what it was given; the next one not
         self.made.append(target)
+        self.names.append(name)
         return target
+
+    def starts(self) -> dict[str, int]:
+        """Server processes started so far, by what they were started for (a probe's name, ``preflight``,
+        ``shared``): what an audit's time goes to on a server slow to start, counted the same on a busy machine."""
+        counted: dict[str, int] = {}
+        for name, target in zip(self.names, self.made):
+            spawned = sum(1 for s in target.sessions if isinstance(s, WireSession))
+            if spawned:
+                counted[name] = counted.get(name, 0) + spawned
+        return counted
 
 
 REPOSITORY_OPTION = re.compile(r"^--?(?:repo|repository|repo[-_]path|git[-_]dir)(?:=|$)", re.I)

@@ -24,7 +24,7 @@ from .http_session import HttpSession
 from .protocol import (CLIENT_CAPABILITIES, CLIENT_INFO, KNOWN_REVISIONS, LATEST_LEGACY, MODERN_REVISION, PROBE_CLIENT,
                        PROTOCOL_VERSION, SERVER_INFO, modern_meta)
 from .target import Target
-from .workspace import SAMPLE_FILE, init_git_repository, planted_fifo, served_root
+from .workspace import SAMPLE_FILE, init_git_repository, planted, planted_fifo, served_root
 
 
 # -- meeting the server -------------------------------------------------------------------------------------
@@ -268,7 +268,7 @@ __all__ = [
     "Status", "STRING_CANDIDATES", "Target", "WireSession", "WireTimeout", "ask", "call_tool", "callable_tools",
     "compact", "discover", "error_code", "failed", "fill_arguments", "fill_value", "handshake",
     "init_git_repository", "is_error_result", "is_jsonrpc_message", "list_tools", "listed", "mask", "meet",
-    "modern_meta", "no_server_action", "not_applicable", "passed", "planted_fifo", "properties", "real_session",
+    "modern_meta", "no_server_action", "not_applicable", "passed", "planted", "planted_fifo", "properties", "real_session",
     "refused", "responses", "result_text", "schema_type", "send_request", "served_root", "session_with_tools",
     "show", "silence_reason", "string_params", "text_blocks", "tool_name", "tools_of", "trivial_method",
 ]

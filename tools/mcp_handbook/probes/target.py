@@ -58,6 +58,10 @@ class Target:
     http_opened: list[str] = field(default_factory=list)
     """Session ids the server issued to requests sent outside any session object (:func:`~.http.send`): whoever
     ends the target may end them too (an audit by URL does, so a server it leaves running keeps none of them)."""
+    kept: dict[str, Any] = field(default_factory=dict)
+    """What a probe observed and keeps for a companion probe that the auditor runs on this same target after it, so
+    the two judge one server's answers instead of starting two servers to ask the same questions
+    (:data:`mcp_handbook.audit.schedule.COMPANIONS`); empty for the verifier, whose probes each provoke for themselves."""
 
     def start(self, *, pass_fds: Iterable[int] = (), extra_env: dict[str, str] | None = None) -> WireSession:
         """A new session: a fresh server process on its pipes, or, once the HTTP endpoint is known, a new client

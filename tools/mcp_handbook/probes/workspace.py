@@ -74,3 +74,19 @@ def planted_fifo(workspace: Path, suffix: str = "") -> Iterator[str]:
             fifo.unlink()
         except OSError:
             pass
+
+
+@contextlib.contextmanager
+def planted(*paths: Path) -> Iterator[None]:
+    """What a probe puts in the workspace, removed when the block ends (a file, or a folder and what is in it): a
+    reader on the shared session (``shares_session``) leaves the workspace as it found it, so the server it used
+    stays for the next reader instead of being retired (:mod:`mcp_handbook.audit.shared_servers`)."""
+    try:
+        yield
+    finally:
+        for path in paths:
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    path.unlink()

@@ -14,10 +14,11 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from ..registry import probe
 from ..support import (
-    PATH_PARAMS, callable_tools, compact, failed, listed, Finding, not_applicable, passed, refused, Target, tool_name, tools_of,
+    PATH_PARAMS, callable_tools, compact, failed, listed, Finding, not_applicable, passed, planted, refused, Target, tool_name, tools_of,
 )
 from ..judging import Problem, main_reason
 from ..calls import ToolCalls
@@ -59,7 +60,13 @@ def capped_list_results(target: Target) -> Finding:
     """Put 1,200 files in the workspace; every tool call that lists them must return a bounded page
     and say that more exist."""
     tools = callable_tools(target, tools_of(target))
-    _plant_many(target.workspace)
+    with planted(target.workspace / "hb_many"):
+        _plant_many(target.workspace)
+        return _judged(target, tools)
+
+
+def _judged(target: Target, tools: list[dict[str, Any]]) -> Finding:
+    """Each tool that may list ``hb_many/`` called once: every listing must be a bounded page that says more exist."""
     calls = ToolCalls(target, wait=target.timeout * 2)
     evidence: list[str] = []
     problems: list[Problem] = []

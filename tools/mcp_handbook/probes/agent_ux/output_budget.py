@@ -29,7 +29,7 @@ from ..registry import probe
 from ..errors._common import reported_failure
 from ..schemas import annotations_of, code_params, declared, input_schema, schema_valid_arguments
 from ..support import (
-    PATH_PARAMS, Finding, Target, callable_tools, compact, failed, listed, not_applicable, passed, refused, tool_name,
+    PATH_PARAMS, Finding, Target, callable_tools, compact, failed, listed, not_applicable, passed, planted, refused, tool_name,
     tools_of,
 )
 
@@ -117,7 +117,13 @@ def output_budget(target: Target) -> Finding:
     tools = [t for t in callable_tools(target, tools_of(target)) if annotations_of(t).get("readOnlyHint") is not False]
     if not tools:
         return not_applicable("no tool may be called (every tool is annotated readOnlyHint: false or not allowed)")
-    plant_large_file(target.workspace)
+    with planted(target.workspace / LARGE_FILE):
+        plant_large_file(target.workspace)
+        return _judged(target, tools)
+
+
+def _judged(target: Target, tools: list[dict[str, Any]]) -> Finding:
+    """Each tool called once with a large request (:func:`_large_requests`): no result over the budget, no silent cut."""
     calls = ToolCalls(target, wait=target.timeout * 2)
     problems, seen = [], []
     for tool, args in _large_requests(tools):

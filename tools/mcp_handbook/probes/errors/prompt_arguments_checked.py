@@ -45,7 +45,7 @@ def _required(prompt: dict[str, Any]) -> list[str]:
     "missing_argument_accepted": "prompts/get without a required argument returned a prompt",
     "wrong_code_for_missing": "a missing required argument got an error other than -32602 (often -32603: a crash)",
     "unknown_prompt_not_refused": "prompts/get of a prompt that does not exist was not answered -32602",
-})
+}, shares_session=True)
 def prompt_arguments_checked(target: Target) -> Finding:
     """Leave out each required argument in turn (others filled); ask for a prompt nobody has."""
     session, init = handshake(target)

@@ -59,6 +59,20 @@ def _provoke(session: WireSession, target: Target, init: dict[str, Any],
     return out
 
 
+PROTOCOL_FAULTS = "protocol_faults"
+"""The key under which :func:`provoked` keeps the faults' answers on the target (:attr:`Target.kept`)."""
+
+
+def provoked(session: WireSession, target: Target, init: dict[str, Any],
+             tools: list[dict[str, Any]]) -> list[tuple[str, Any, dict[str, Any] | None]]:
+    """:func:`_provoke`, once per target: both probes ask the same faults of a fresh server of the same command, so
+    the second one run on the same target (an audit runs clean_protocol_errors right after protocol_error_codes, on
+    its target) judges the answers the first one got instead of starting a server to get them again."""
+    if PROTOCOL_FAULTS not in target.kept:
+        target.kept[PROTOCOL_FAULTS] = _provoke(session, target, init, tools)
+    return list(target.kept[PROTOCOL_FAULTS])
+
+
 def _pages(session: WireSession) -> bool:
     """Whether any ``tools/list`` answer so far handed out a cursor: a server that never does may ignore a foreign one."""
     return any(isinstance(m.value, dict) and isinstance(m.value.get("result"), dict) and m.value["result"].get("nextCursor")
@@ -96,7 +110,7 @@ def protocol_error_codes(target: Target) -> Finding:
     evidence: list[str] = []
     problems: list[tuple[str, str]] = []  # (reason, what happened)
     notes: list[str] = []  # seen, not counted: tolerated deviations, ERR-007's silence
-    for label, code, response in _provoke(session, target, init, callable_tools(target, listed)):
+    for label, code, response in provoked(session, target, init, callable_tools(target, listed)):
         if response is None:
             if label in FRAMING_FAULTS:
                 notes.append(f"{label}: no answer (ERR-007 judges this; not counted here)")
@@ -158,7 +172,7 @@ def clean_protocol_errors(target: Target) -> Finding:
     session, init, listed = session_with_tools(target)
     evidence: list[str] = []
     problems: list[tuple[str, str]] = []  # (reason, what happened)
-    for label, _code, response in _provoke(session, target, init, callable_tools(target, listed)):
+    for label, _code, response in provoked(session, target, init, callable_tools(target, listed)):
         if response is None or "error" not in response:
             continue
         evidence.append(f"{label} -> {compact(response['error'], 200)}")

@@ -23,7 +23,7 @@ from ..calls import ToolCalls
 from ..registry import probe
 from ..schemas import annotations_of, declared, input_schema, schema_valid_arguments
 from ..support import (
-    PATH_PARAMS, Finding, Target, callable_tools, compact, failed, listed, not_applicable, passed, tool_name, tools_of,
+    PATH_PARAMS, Finding, Target, callable_tools, compact, failed, listed, not_applicable, passed, planted, tool_name, tools_of,
 )
 
 REASONS = {
@@ -76,7 +76,13 @@ def read_only_means_read_only(target: Target) -> Finding:
     chosen = [t for t in callable_tools(target, tools_of(target)) if annotations_of(t).get("readOnlyHint") is True]
     if not chosen:
         return not_applicable("no tool annotated readOnlyHint: true may be called")
-    (target.workspace / PLANTED).write_text("a line to read\nanother line\n", encoding="utf-8")
+    with planted(target.workspace / PLANTED):
+        (target.workspace / PLANTED).write_text("a line to read\nanother line\n", encoding="utf-8")
+        return _judged(target, chosen)
+
+
+def _judged(target: Target, chosen: list[dict[str, Any]]) -> Finding:
+    """One ordinary call of each chosen tool between two snapshots of the workspace, the planted file in it."""
     calls = ToolCalls(target, wait=target.timeout * 2)
     problems, judged = [], []
     for tool in chosen[:MAX_CALLED]:
