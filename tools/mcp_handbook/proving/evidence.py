@@ -29,7 +29,6 @@ from typing import Any
 
 from ..model import Corpus, Rule, Snippet
 from ..reasons import GENERIC_REASONS
-from .server_options import server_args, server_prefix
 from . import depends
 from .pool import prove
 
@@ -129,7 +128,11 @@ def dependency_fingerprint(probe_source: str) -> str:
 
 def evidence_key(rule: Rule, snippet: Snippet, probe_source: str, *, sources: dict[str, str] | None = None) -> str:
     """The hash a recorded proof must match to count as current for this block; ``probe_source`` is the
-    probe's file relative to the package (``sources`` keeps each probe's dependency fingerprint across calls)."""
+    probe's file relative to the package (``sources`` keeps each probe's dependency fingerprint across calls).
+    The server's options come from the probe's declaration, so the probes are loaded here, on the first key asked
+    for, and not with this module: the site and the exports load it to read the recorded proofs."""
+    from .server_options import server_args, server_prefix
+
     cache = sources if sources is not None else {}
     if probe_source not in cache:
         cache[probe_source] = dependency_fingerprint(probe_source)
