@@ -119,6 +119,29 @@ def test_the_quick_loop_over_unchanged_content_succeeds_with_nothing_to_prove(
     assert typo.ret == pytest.ExitCode.NO_TESTS_COLLECTED
 
 
+def test_a_block_that_passed_for_the_same_inputs_is_left_out_of_the_quick_loop(
+        pytester: pytest.Pytester, handbook: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks no probe proves are remembered in the user's cache when they pass: the quick loop then leaves them out
+    until the block (or what runs it) changes; a run without ``-m`` runs them all."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("MCP_HANDBOOK_CACHE", raising=False)
+    blocks = ("content", "-q", "-k", "UX-012 and run")
+
+    def quick() -> list[str]:
+        out = pytester.runpytest_subprocess(*blocks, "-m", "not slow", "--collect-only").outlines
+        return [ln for ln in out if "::" in ln]
+
+    assert quick() == ["content/rules/agent-ux/about-ten-primary-tools.md::UX-012:wrong1:run",
+                       "content/rules/agent-ux/about-ten-primary-tools.md::UX-012:correct1:run"]
+    assert pytester.runpytest_subprocess(*blocks).ret == pytest.ExitCode.OK
+    assert quick() == []
+    rule = handbook / "content" / "rules" / "agent-ux" / "about-ten-primary-tools.md"
+    text = rule.read_text()
+    rule.write_text(text.replace('"close_issue"],', '"close_issue" ],', 1))  # the CORRECT block, to the same meaning
+    assert quick() == ["content/rules/agent-ux/about-ten-primary-tools.md::UX-012:correct1:run"]
+    assert len([ln for ln in pytester.runpytest_subprocess(*blocks, "--collect-only").outlines if "::" in ln]) == 2
+
+
 def test_a_proof_is_an_item_that_x_and_durations_see(pytester: pytest.Pytester, handbook: Path, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Each proof is proved in its own item's ``runtest``: ``-x`` stops at the first failing one and the proofs not

@@ -29,7 +29,7 @@ import pytest
 from .. import load_corpus
 from ..model import Corpus, Diagnostic, Rule, Snippet
 from ..promises.run import BlockVerdict, judge_block, runs_elsewhere
-from . import evidence
+from . import block_passes, evidence
 from .pool import Prover
 from .verify import Verdict, verify
 
@@ -77,6 +77,8 @@ class RuleFile(pytest.File):
             if not runs_elsewhere(rule, block):
                 run = BlockItem.from_parent(self, name=f"{rule.id}:{block.kind}{block.index}:run", rule=rule, block=block)
                 run.add_marker(pytest.mark.xdist_group(PROOF_GROUP))
+                if run.key in _block_passes(self.config):
+                    run.add_marker(pytest.mark.slow)  # passed for exactly these inputs: the quick loop leaves it out
                 yield run
         if rule.check != "automated":
             return
@@ -91,6 +93,15 @@ class RuleFile(pytest.File):
 
 
 RECORDED_KEY = pytest.StashKey[tuple[dict[str, dict[str, Any]], dict[str, str]]]()
+PASSES_KEY = pytest.StashKey[set[str]]()
+PASSED_NOW_KEY = pytest.StashKey[list[str]]()
+
+
+def _block_passes(config: pytest.Config) -> set[str]:
+    """The blocks that passed before for exactly their inputs (:mod:`.block_passes`), read once a session."""
+    if PASSES_KEY not in config.stash:
+        config.stash[PASSES_KEY] = block_passes.load()
+    return config.stash[PASSES_KEY]
 
 
 def _recorded_and_current(config: pytest.Config, corpus: Corpus, rule: Rule, snippet: Snippet) -> bool:
@@ -172,6 +183,7 @@ class BlockItem(pytest.Item):
         super().__init__(**kwargs)
         self.rule = rule
         self.block = block
+        self.key = block_passes.block_key(rule, block)
 
     @property
     def proof_name(self) -> str:
@@ -293,6 +305,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     """A proof's call reports the seconds the proof itself took (what ``--durations`` lists), not the time its
     item waited for a proof that ran while earlier items were waited for."""
     report = yield
+    if call.when == "call" and report.passed and isinstance(item, BlockItem) and not item.block.norun:
+        item.config.stash.setdefault(PASSED_NOW_KEY, []).append(item.key)
     prover = item.config.stash.get(PROVER_KEY, None)
     if call.when == "call" and prover is not None and isinstance(item, (SnippetItem, BlockItem)):
         report.duration = prover.seconds.get(item.proof_name, report.duration)
@@ -304,9 +318,10 @@ DESELECTED_KEY = pytest.StashKey[list[bool]]()
 
 def pytest_deselected(items: list[pytest.Item]) -> None:
     for item in items:
-        if isinstance(item, BlockItem):
-            continue  # a block no probe proves has no record to be current against: left out by -k "not run" alone
-        item.config.stash.setdefault(DESELECTED_KEY, []).append(isinstance(item, SnippetItem) and item.current)
+        if isinstance(item, BlockItem) and item.key not in _block_passes(item.config):
+            continue  # a block that never passed here has nothing to be current against: left out by -k "not run"
+        current = isinstance(item, BlockItem) or (isinstance(item, SnippetItem) and item.current)
+        item.config.stash.setdefault(DESELECTED_KEY, []).append(current)
 
 
 def _only_current_proofs_left_out(config: pytest.Config) -> bool:
@@ -319,13 +334,15 @@ def _only_current_proofs_left_out(config: pytest.Config) -> bool:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    passed: list[str] = session.config.stash.get(PASSED_NOW_KEY, [])
+    block_passes.remember(passed)
     if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and _only_current_proofs_left_out(session.config):
         session.exitstatus = pytest.ExitCode.OK
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:
             reporter.write_line(
-                "every proof selected here is recorded as current in snippets/evidence.json: nothing to prove again "
-                "(run without -m to prove them anyway)"
+                "every proof selected here is recorded as current in snippets/evidence.json, and every block passed "
+                "before for the same inputs: nothing to prove again (run without -m to prove them anyway)"
             )
     prover = session.config.stash.get(PROVER_KEY, None)
     if prover is not None:
