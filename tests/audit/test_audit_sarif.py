@@ -17,6 +17,8 @@ from audit_helpers import REFERENCE, hostile, run_cli
 from mcp_handbook import load_corpus
 from mcp_handbook.audit.sarif import LEVELS
 
+pytestmark = pytest.mark.slow  # every test audits a server (README: the quick command leaves audits out)
+
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 RULES = ("TRN-001", "TRN-002", "TOOL-005", "SEC-001")
 ONLY = [arg for rule in RULES for arg in ("--rule", rule)]
@@ -93,7 +95,6 @@ def test_without_a_location_results_point_at_the_repository_root(project_root, t
     assert result["locations"][0]["physicalLocation"] == {"artifactLocation": {"uri": ".", "uriBaseId": "%SRCROOT%"}}
 
 
-@pytest.mark.slow
 def test_the_reference_server_gives_valid_sarif_with_no_result(project_root, tmp_path) -> None:
     run = run_cli(project_root, "audit", "--format", "sarif", "-o", "ref.out", "--", *REFERENCE, cwd=tmp_path, limit=400)
     assert run.code == 0, run.text

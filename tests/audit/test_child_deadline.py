@@ -20,6 +20,7 @@ from mcp_handbook.proving.verify import minimal_env
 
 QUIRKS = Path(__file__).resolve().parent / "quirks"
 pytestmark = [
+    pytest.mark.slow,  # each waits out a stalled child or a probe's deadline (2 to 6 s): a run of the probe
     pytest.mark.skipif(shutil.which("true", path="/usr/bin:/bin") is None, reason="needs true on /usr/bin:/bin"),
     pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="tells a stalled stand-in by /proc (Linux)"),
 ]

@@ -203,6 +203,7 @@ def test_check_tool_refuses_bad_input_saying_where(real_bundle: Path) -> None:
     assert done.returncode == 2 and "tools[0]: a tool definition is a JSON object, not int" in done.stderr
 
 
+@pytest.mark.slow  # an audit
 def test_audit_server_runs_the_installed_auditor_and_prints_the_summary(real_bundle: Path, project_root: Path, tmp_path: Path) -> None:
     out = tmp_path / "audit.md"
     done = _script(real_bundle, "audit_server.sh", "--rule", "TOOL-001", "--rule", "TRN-001", "--",

@@ -17,6 +17,8 @@ from handbook_server import ROOT, TOOLS_DIR, server_argv, server_env
 from mcp_handbook import load_corpus
 from mcp_handbook.mcp_server import frames
 
+pytestmark = pytest.mark.slow  # the handbook's server on the official SDK (1.5 s a start), and one audit of it
+
 BAD_TOOL = {"name": "run it!", "description": "Runs it.",
             "inputSchema": {"type": "object", "properties": {"command": {"type": "string"}}}}
 """Breaks names, descriptions, titles, annotations, closed and bounded schemas, and is a catch-all."""
@@ -169,7 +171,6 @@ def test_frames_pass_good_lines_unchanged_and_cap_long_ones(tmp_path):
     assert json.loads(out.getvalue())["error"]["code"] == frames.INVALID_REQUEST
 
 
-@pytest.mark.slow
 def test_its_own_audit_has_no_high_failure(tmp_path):
     """The server follows its own doctrine: an audit of it over stdio (every probe, the full profile) fails no HIGH
     rule. About three minutes here: each probe starts a server on the SDK."""

@@ -13,6 +13,7 @@ module on one, and a test checks the two lists agree.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,7 +116,9 @@ def imports_of(module: Module, known: dict[str, Module]) -> set[str]:
     return {name for name in found if name}
 
 
+@functools.cache
 def import_graph() -> dict[str, set[str]]:
+    """Read once per test process: every test here only reads it."""
     known = modules()
     return {name: imports_of(module, known) for name, module in known.items()}
 
