@@ -81,11 +81,13 @@ def test_ci_runs_the_same_checks_as_ci_run_then_builds_and_uploads_the_site(proj
 def test_pre_commit_runs_check_snippets_check_ruff_and_mypy_as_local_system_hooks(project_root: Path) -> None:
     config = yaml.safe_load((project_root / ".pre-commit-config.yaml").read_text())
     hooks = [h for repo in config["repos"] if repo["repo"] == "local" for h in repo["hooks"]]
-    assert sorted(h["entry"] for h in hooks) == ["mcp-handbook check", "mcp-handbook snippets --check",
-                                                  "python3 -m mypy", "python3 -m ruff check"]
+    assert sorted(h["entry"] for h in hooks) == ["bash .ci/commit-subject", "mcp-handbook check",
+                                                  "mcp-handbook snippets --check", "python3 -m mypy",
+                                                  "python3 -m ruff check"]
     assert all(h["language"] == "system" for h in hooks)  # what pip install -e '.[test]' installed: nothing fetched
-    # the whole-tree commands ignore the file names; ruff checks just the files the commit touches
-    assert all(h["pass_filenames"] is False for h in hooks if h["id"] != "ruff")
+    # the whole-tree commands ignore the file names; ruff checks just the files the commit touches, and the
+    # commit-msg hook reads the message file pre-commit hands it
+    assert all(h["pass_filenames"] is False for h in hooks if h["id"] not in ("ruff", "commit-subject"))
 
 
 def test_the_versioning_page_is_plain_markdown_not_a_macro_template(project_root: Path) -> None:
