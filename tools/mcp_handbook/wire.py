@@ -140,13 +140,16 @@ class WireSession(StreamReading, JsonRpcClient):
     def wait_for_id(self, rid: Any, *, timeout: float = 5.0, garbage_grace: float = 0.3) -> dict[str, Any]:
         """Wait for the response with ``rid``.
 
-        A server that has written non-JSON to stdout since the wait began and
-        then gone quiet for ``garbage_grace`` seconds will not answer in a form
-        a client can read: give up early rather than wait out the timeout.
+        A server that has written non-JSON to stdout since the request was sent
+        (the last line written to its stdin) and then gone quiet for
+        ``garbage_grace`` seconds will not answer in a form a client can read:
+        give up early rather than wait out the timeout. Counted from the send,
+        not from the call: whether a fast server's garbage came before the wait
+        began is a race, and the same server must read the same either way.
         """
-        began = time.monotonic() - self.started
         deadline = time.monotonic() + timeout
         with self._lock:
+            began = min(time.monotonic() - self.started, self._sent[-1].at if self._sent else 0.0)
             while True:
                 for msg in self._messages:
                     v = msg.value
