@@ -149,5 +149,5 @@ def test_an_oversized_scorecard_is_refused_before_it_is_read(tmp_path: Path, mon
     path = tmp_path / "scorecard.json"
     path.write_text("[" + "0," * 100 + "0]")
     monkeypatch.setattr(scorecard_module, "MAX_SCORECARD_BYTES", 50)
-    with pytest.raises(ScorecardError, match="larger than a scorecard"):
+    with pytest.raises(ScorecardError, match="larger than any fleet scorecard"):
         read_scorecard(path)

@@ -94,22 +94,33 @@ def write(folder: Path, result: dict[str, Any]) -> Path:
     return path
 
 
+def read_document(path: Path, *, fmt: str, version: int, max_bytes: int, max_depth: int, what: str,
+                  error: type[ValueError]) -> dict[str, Any]:
+    """A JSON document of the fleet's (a result, a scorecard), bounded in size and depth, with its ``format`` and
+    ``format_version`` checked; ``error`` (naming the file) for anything else."""
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise error(f"{path}: {size} bytes, larger than any {what} this tool writes ({max_bytes})")
+        data = bounded_json.loads(path.read_bytes(), max_depth=max_depth)
+    except OSError as exc:
+        raise error(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        if isinstance(exc, error):
+            raise
+        raise error(f"{path}: not JSON: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != fmt:
+        raise error(f"{path}: not a {what} (no \"format\": \"{fmt}\")")
+    if data.get("format_version") != version:
+        raise error(f"{path}: format_version {data.get('format_version')!r}; this tool reads {version}")
+    return data
+
+
 def read(path: Path) -> dict[str, Any]:
     """One result file, checked enough that the merge can trust its shape; a clear :class:`ResultError` naming the
     file otherwise (a results folder can hold anything an artifact download put there)."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_RESULT_BYTES:
-            raise ResultError(f"{path}: {size} bytes, larger than any result a worker writes ({MAX_RESULT_BYTES})")
-        data = bounded_json.loads(path.read_bytes(), max_depth=16)
-    except OSError as exc:
-        raise ResultError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise ResultError(f"{path}: not JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ResultError(f"{path}: not a fleet result (no \"format\": \"{FORMAT}\")")
-    if data.get("format_version") != FORMAT_VERSION:
-        raise ResultError(f"{path}: format_version {data.get('format_version')!r}; this tool reads {FORMAT_VERSION}")
+    data = read_document(path, fmt=FORMAT, version=FORMAT_VERSION, max_bytes=MAX_RESULT_BYTES, max_depth=16,
+                         what="fleet result", error=ResultError)
     problems = [k for k, kind in (("key", str), ("state", str), ("entry", dict), ("rules", list),
                                   ("doctrine_version", str), ("tool_version", str)) if not isinstance(data.get(k), kind)]
     if problems or data["state"] not in STATES:

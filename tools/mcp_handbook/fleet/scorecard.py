@@ -14,8 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .. import bounded_json
 from ..export.files import atomic_write
+from .result import read_document
 from .merge import FAILED, FORMAT, FORMAT_VERSION, LETTERS, STATUSES
 
 MAX_SCORECARD_BYTES = 200_000_000
@@ -92,19 +92,8 @@ def to_csv(card: dict[str, Any]) -> str:
 def read_scorecard(path: Path) -> dict[str, Any]:
     """A scorecard written by :func:`write_scorecard`, checked enough to diff against; :class:`ScorecardError`
     naming the file otherwise."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_SCORECARD_BYTES:
-            raise ScorecardError(f"{path}: {size} bytes, larger than a scorecard this tool writes ({MAX_SCORECARD_BYTES})")
-        card = bounded_json.loads(path.read_bytes(), max_depth=8)
-    except OSError as exc:
-        raise ScorecardError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise ScorecardError(f"{path}: not JSON: {exc}") from None
-    if not isinstance(card, dict) or card.get("format") != FORMAT:
-        raise ScorecardError(f"{path}: not a fleet scorecard (no \"format\": \"{FORMAT}\")")
-    if card.get("format_version") != FORMAT_VERSION:
-        raise ScorecardError(f"{path}: format_version {card.get('format_version')!r}; this tool reads {FORMAT_VERSION}")
+    card = read_document(path, fmt=FORMAT, version=FORMAT_VERSION, max_bytes=MAX_SCORECARD_BYTES, max_depth=8,
+                         what="fleet scorecard", error=ScorecardError)
     rules, rows = card.get("rules"), card.get("rows")
     if not (isinstance(rules, list) and all(isinstance(r, dict) and isinstance(r.get("id"), str) for r in rules)):
         raise ScorecardError(f"{path}: \"rules\" is not a list of rules with ids")
