@@ -14,6 +14,7 @@ import pytest
 from mcp_handbook import load_corpus
 from mcp_handbook.proving import verify as verify_module
 from mcp_handbook.model import Location, Snippet
+from mcp_handbook.probes.support import Finding
 from mcp_handbook.probes import PROBES
 from mcp_handbook.proving.verify import verify
 
@@ -80,6 +81,33 @@ def test_a_legacy_era_rule_is_proved_against_a_legacy_only_server(project_root: 
     assert not verdict.ok and verdict.finding is not None and verdict.finding.status == "FAIL", (verdict.broken, verdict.finding)
 
 
+def _passing_run(name: str, status: str = "PASS") -> verify_module._Run:
+    return verify_module._Run(Finding(status, name), (), (0,), True)
+
+
+def test_a_control_that_fails_under_load_is_run_once_more_with_a_longer_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three OPS-001 proofs once failed together in a full run with a core kept busy: their shared control had not
+    passed, the reference server slower to start than the wait. The control's verdict is the second run's, with
+    three times the wait; a control that fails both times is still reported."""
+    waits: list[float] = []
+
+    def slow_then_fine(probe_name, seam_args, *, timeout, smoke_tool=None, prefix=()):
+        waits.append(timeout)
+        return _passing_run(probe_name, "PASS" if timeout > 5.0 or probe_name == "hb-fine" else "FAIL")
+
+    monkeypatch.setattr(verify_module, "_run_probe", slow_then_fine)
+    monkeypatch.setattr(verify_module, "_baselines", {})
+    assert verify_module.baseline("hb-loaded", timeout=5.0).finding.status == "PASS"
+    assert waits == [5.0, 5.0 * verify_module.LOADED_WAIT]
+    waits.clear()
+    assert verify_module.baseline("hb-fine", timeout=5.0).finding.status == "PASS" and waits == [5.0]
+
+    monkeypatch.setattr(verify_module, "_run_probe", lambda name, args, **kw: waits.append(kw["timeout"]) or
+                        _passing_run(name, "FAIL"))
+    waits.clear()
+    assert verify_module.baseline("hb-broken", timeout=5.0).finding.status == "FAIL" and len(waits) == 2
+
+
 def test_controls_of_different_probes_run_at_once_and_each_runs_once(monkeypatch) -> None:
     """The control run is cached per probe and server arguments. Two threads that need the controls of two
     different probes run them side by side (a barrier both must reach), and two threads that need the same
@@ -95,7 +123,7 @@ def test_controls_of_different_probes_run_at_once_and_each_runs_once(monkeypatch
         runs.append(probe_name)
         if probe_name.startswith("hb-test-parallel"):
             both_running.wait()  # raises BrokenBarrierError when the other control cannot start meanwhile
-        return probe_name
+        return _passing_run(probe_name)
 
     monkeypatch.setattr(verifier, "_run_probe", fake_run)
     monkeypatch.setattr(verifier, "_baselines", {})
@@ -114,8 +142,8 @@ def test_controls_of_different_probes_run_at_once_and_each_runs_once(monkeypatch
         thread.start()
     for thread in threads:
         thread.join(10)
-    assert got["a"] == "hb-test-parallel-a" and got["b"] == "hb-test-parallel-b", got
-    assert [got[f"shared{i}"] for i in range(4)] == ["hb-test-shared"] * 4
+    assert got["a"] == _passing_run("hb-test-parallel-a") and got["b"] == _passing_run("hb-test-parallel-b"), got
+    assert [got[f"shared{i}"] for i in range(4)] == [_passing_run("hb-test-shared")] * 4
     assert sorted(runs) == ["hb-test-parallel-a", "hb-test-parallel-b", "hb-test-shared"]
 
 
@@ -144,3 +172,28 @@ def test_proofs_on_a_thread_pool_never_parse_python_at_the_same_time(monkeypatch
         names = list(pool.map(lambda _: verify_module.tool_name(block), range(32)))
     assert names == ["echo"] * 32
     assert most[0] == 1, f"{most[0]} parses ran at once"
+
+
+def test_a_correct_block_is_run_again_with_a_longer_wait_and_a_wrong_block_is_not(project_root: Path,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CORRECT block whose first run does not pass gets a second run with LOADED_WAIT times the wait; its verdict
+    is the second run's. A WRONG block's FAIL is never run again (load cannot make a WRONG block keep its rule)."""
+    rule, correct = _tool_snippet(project_root)
+    wrong = next(s for s in rule.snippets if s.kind == "wrong")
+    seam_waits: list[float] = []
+
+    def fake_run(probe_name, seam_args, *, timeout, smoke_tool=None, prefix=()):
+        if "--seam" not in seam_args:
+            return _passing_run(probe_name)  # the control
+        seam_waits.append(timeout)
+        status = "PASS" if timeout > 5.0 else "FAIL"
+        return dataclasses.replace(_passing_run(probe_name, status), seams_called=frozenset({correct.seam, wrong.seam}))
+
+    monkeypatch.setattr(verify_module, "_run_probe", fake_run)
+    monkeypatch.setattr(verify_module, "_baselines", {})
+    monkeypatch.setattr(verify_module, "isolation_problem", lambda prefix: "")
+    verdict = verify(correct, rule, timeout=5.0)
+    assert verdict.ok and seam_waits == [5.0, 5.0 * verify_module.LOADED_WAIT], (verdict.broken, seam_waits)
+    seam_waits.clear()
+    verify(wrong, rule, timeout=5.0)
+    assert seam_waits == [5.0]
