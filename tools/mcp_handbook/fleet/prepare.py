@@ -9,14 +9,13 @@ hash of the package list), and ``uvx --from SPEC python -c pass`` builds the sam
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 from collections.abc import Mapping
 
+from . import children
 from .entry import Entry
 
-MAX_OUTPUT = 200_000
+STOP_GRACE = 5.0
+"""Seconds an installer past its time gets after SIGTERM, before its group is killed."""
 
 
 def install_command(entry: Entry) -> list[str] | None:
@@ -40,35 +39,22 @@ NOISE = ("complete log of this run", "npm notice", "npm warn")
 """Lines an installer writes that never say why it failed (npm ends every failure with where its log went)."""
 
 
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip() and not any(n in line.lower() for n in NOISE)]
-    return lines[-1][:300] if lines else ""
-
-
 def prepare(entry: Entry, *, timeout: float, environ: Mapping[str, str]) -> str:
     """Cache ``entry``'s package: "" when it is ready to run offline, else why not (the installer's last line of
     error output, or the time it ran out of), for a "not audited" result. The installer runs in its own process
-    group, killed by its PID's group if it outlives ``timeout``."""
+    group, stopped with that group if it outlives ``timeout``."""
     if entry.needs:
         return entry.needs
     command = install_command(entry)
     if command is None:
         return ""
     try:
-        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=dict(environ), start_new_session=True)
+        ended = children.run(command, timeout=timeout, grace=STOP_GRACE, env=environ)
     except OSError as e:
         return f"cannot start {command[0]}: {e.strerror or e}"
-    try:
-        _, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.communicate()
+    if ended.returncode is None:
         return f"installing {entry.package} took longer than {timeout:g} s"
-    if proc.returncode != 0:
-        why = _last_line(err[-MAX_OUTPUT:].decode("utf-8", "replace"))
-        return f"installing {entry.package} failed (exit {proc.returncode}): {why or 'no error output'}"
+    if ended.returncode != 0:
+        why = children.last_line(ended.err, noise=NOISE)
+        return f"installing {entry.package} failed (exit {ended.returncode}): {why or 'no error output'}"
     return ""

@@ -8,11 +8,8 @@ is 0 once every server has a result, whatever the results say; judging them is t
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -23,7 +20,7 @@ from typing import Any
 
 from .. import __version__
 from ..model import Corpus
-from . import prepare, result, sandbox
+from . import children, prepare, result, sandbox
 from .resolve import resolve
 from .entry import Entry
 
@@ -100,37 +97,13 @@ def audit_in_worker(corpus: Corpus, entry: Entry, folder: Path, *, worker_argv: 
     entry = replace(entry, resolved=resolve(entry, environ=os.environ))
     argv, how = sandbox.wrap([*worker_argv, "--sandbox-said", how, "-", "-o", str(folder.resolve())],
                              network=entry.network, kind=sandbox_kind, workdir=folder, readable=[corpus.root])
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
-    try:
-        _, err = proc.communicate(json.dumps(entry.to_json()).encode(), timeout=limit)
-        why = "" if proc.returncode == 0 else _last_line(err) or f"exit code {proc.returncode}"
-    except subprocess.TimeoutExpired:
-        _stop(proc)
+    ended = children.run(argv, timeout=limit, grace=STOP_GRACE, stdin=json.dumps(entry.to_json()).encode())
+    if ended.returncode is None:
         why = f"the audit took longer than {limit:g} s and was stopped"
+    else:
+        why = "" if ended.returncode == 0 else children.last_line(ended.err) or f"exit code {ended.returncode}"
     if why or not path.exists():
         data = result.not_run(entry, corpus, state="auditor failed", why=why or "the worker wrote no result",
                               tool_version=__version__, sandbox=how, seconds=time.monotonic() - began)
         result.write(folder, data)
     return path
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the worker's process group (the audit then stops every server it started), then SIGKILL to it;
-    the group is the one this process made for the worker, found by the PID it started."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.communicate(timeout=STOP_GRACE)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.communicate()
-
-
-def _last_line(err: bytes) -> str:
-    lines = [ln.strip() for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
-    return lines[-1][:300] if lines else ""
-
