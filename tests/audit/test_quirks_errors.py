@@ -90,6 +90,19 @@ def test_bounded_fuzz_passes_a_silent_strict_frame_reader_and_fuzzes_every_tool(
     assert any(row.startswith('not sent as an argument: "\\ud800"') for row in finding.evidence), finding.evidence
 
 
+def test_fuzz_values_that_ask_for_much_go_last_so_they_share_one_window() -> None:
+    """A duration or count of 1,000 or more may rightly keep a call busy for minutes: such calls are sent last, in
+    the fuzz's final window, not one in each chunk (server-everything's long-running operation cost the fuzz a window
+    in each of its last two chunks and the budget ran out after 60 of 147 calls)."""
+    tool = {"name": "long_operation", "annotations": {"readOnlyHint": True}, "inputSchema": {"type": "object",
+            "properties": {"duration": {"type": "number"}, "label": {"type": "string"}}}}
+    calls = _calls([tool, *tiny.TOOLS])
+    much = [n for n, (_t, param, args, _k) in enumerate(calls) if isinstance(args[param], (int, float))
+            and not isinstance(args[param], bool) and abs(args[param]) >= 1000]
+    assert much and much == list(range(len(calls) - len(much), len(calls))), much
+    assert {calls[n][3] for n in much} >= {"12345", "18446744073709551616", "1e+308"}
+
+
 @pytest.mark.slow  # a whole bounded fuzz
 def test_bounded_fuzz_leaves_a_long_operation_not_checked(run_probe) -> None:
     """server-everything's trigger-long-running-operation, asked for 12,345 seconds, works on and keeps serving:

@@ -76,15 +76,18 @@ def _fuzz_values(schema: dict[str, Any]) -> list[Any]:
 
 def _calls(tools: list[dict[str, Any]]) -> list[Call]:
     """Ordinary arguments with one property replaced by a fuzz value, the tool's properties taken in turn and the
-    tools taken in turn, so that, when the budget runs out, every tool and property has had its share."""
+    tools taken in turn, so that, when the budget runs out, every tool and property has had its share; the values
+    that ask for much last."""
     per_tool: list[list[Call]] = []
     for tool in tools:
         props = properties(tool)
         columns = [[(tool["name"], param, {**fill_arguments(tool), param: value}, _key(value))
                     for value in _fuzz_values(props[param])] for param in list(props)[:MAX_PARAMS]]
         per_tool.append([col[i] for i in range(max(map(len, columns), default=0)) for col in columns if i < len(col)])
-    calls = [own[i] for i in range(max(map(len, per_tool), default=0)) for own in per_tool if i < len(own)]
-    return calls[:MAX_CALLS]
+    calls = [own[i] for i in range(max(map(len, per_tool), default=0)) for own in per_tool if i < len(own)][:MAX_CALLS]
+    # a value that asks for much (a duration, a count) may rightly go unanswered for minutes: those calls go last,
+    # so that together they cost the fuzz one window at its end, not a window in every chunk they fall in
+    return [c for c in calls if not _asks_for_much(c[2][c[1]])] + [c for c in calls if _asks_for_much(c[2][c[1]])]
 
 
 def _frame_check(target: Target, session: WireSession, values: dict[str, Any],
@@ -133,7 +136,7 @@ def _frame_check(target: Target, session: WireSession, values: dict[str, Any],
 
 
 @probe("bounded_fuzz", "fuzzed tool arguments: one answer each, stdout stays JSON-RPC, serving goes on", calls_tools=True,
-       reasons={
+       long=True, reasons={
            "fuzzed_call_unanswered": "a tools/call with a fuzzed argument got no answer in time",
            "fuzzed_call_answered_twice": "a tools/call with a fuzzed argument got more than one answer",
            "stopped_reading": "the server stopped reading stdin during the fuzz",
@@ -163,10 +166,16 @@ def bounded_fuzz(target: Target) -> Finding:
     unanswered = 0
     silent: list[tuple[str, str, Any, str]] = []
     stop_at = time.monotonic() + min(window * (max(1.0, len(calls) / BASE_CALLS) + SPARE_WINDOWS), MAX_SECONDS)
-    for first in range(0, len(calls), CHUNK):  # in chunks: the pipe is drained before each write
-        # each chunk has its own window, so a call that is never answered costs one window, not the rest of the fuzz
-        deadline = min(time.monotonic() + window, stop_at)
-        chunk = list(range(first, min(first + CHUNK, len(calls))))
+    much_from = next((n for n, (_t, param, args, _k) in enumerate(calls) if _asks_for_much(args[param])), len(calls))
+    much_deadline = 0.0
+    for first in [*range(0, much_from, CHUNK), *range(much_from, len(calls), CHUNK)]:  # the pipe drained between
+        # each chunk has its own window, so a call that is never answered costs one window, not the rest of the fuzz;
+        # the calls that ask for much (last) share one window
+        if first < much_from:
+            deadline = min(time.monotonic() + window, stop_at)
+        else:
+            deadline = much_deadline = much_deadline or min(time.monotonic() + window, stop_at)
+        chunk = list(range(first, min(first + CHUNK, much_from if first < much_from else len(calls))))
         blob = b"".join(json.dumps({"jsonrpc": "2.0", "id": f"hb-fuzz-{n}", "method": "tools/call",
                                     "params": {"name": calls[n][0], "arguments": calls[n][2]}}).encode() + b"\n"
                         for n in chunk)
