@@ -248,3 +248,22 @@ def test_a_companion_gets_a_server_of_its_own_when_its_lead_kept_nothing(tmp_pat
     after = lane.follow(lead)
     assert isinstance(after, Contained) and after.target is target and after.name == "clean_protocol_errors"
     assert lane.follow(lead) is None and not lane.held  # one companion, run once
+
+
+def test_a_reader_whose_tool_call_goes_unanswered_stays_on_the_shared_server(tmp_path: Path) -> None:
+    """A read-only tool slower than the wait: the reader notes it as not checked and goes on, on the shared server.
+    Asking the shared session whether stdout was flooded (how a call goes unanswered) used to send the probe to a
+    server of its own, to wait out the same slow tool again (server-everything's long-running operation: 10 s more)."""
+    import sys
+
+    from audit_helpers import QUIRKS
+
+    from mcp_handbook.probes import PROBES
+
+    probes = {"error_next_step": PROBES["error_next_step"]}
+    result = run_audit(fake_corpus(tmp_path, {"TST-001": "error_next_step"}),
+                       [sys.executable, str(QUIRKS / "ux_slow_listing.py")], options=FAST, probes=probes)
+    finding = result.findings[0].finding
+    assert finding.status == "PASS", finding
+    assert any(row.startswith("not checked: list_items did not answer") for row in finding.evidence), finding
+    assert "error_next_step" not in dict(result.starts) and dict(result.starts).get("shared", 0) >= 1, result.starts

@@ -214,4 +214,7 @@ def queue_probes(
     # stderr at exit) that wait on it, often for the whole wait: started first, their start-ups and waits overlap the
     # others' work instead of ending the audit
     queue = deque(sorted(queue, key=lambda run: (not probes[run.name].long, probes[run.name].over_http)))
+    # the readers that call tools first in the lane: they are the ones a slow tool keeps waiting, and the ones a tool
+    # that is more than a read sends to a server of their own, which then overlaps the rest of the lane
+    lane.waiting = deque(sorted(lane.waiting, key=lambda name: not probes[name].calls_tools))
     return queue, lane, verdicts

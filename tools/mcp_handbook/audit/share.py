@@ -207,6 +207,12 @@ class SessionView(JsonRpcClient):
         return self.live.session.unreadable if self.live else ""
 
     @property
+    def stdout_flooded(self) -> bool:
+        """Asked when a call goes unanswered (:mod:`..probes.calls`): a reading, so a slow tool does not send the probe
+        to a server of its own to wait for it all over again."""
+        return self.live.session.stdout_flooded if self.live else False
+
+    @property
     def stdout(self) -> list[Message]:
         return [m for m in self.live.session.stdout if self._mine(m.line)] if self.live else []
 
