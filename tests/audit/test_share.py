@@ -267,3 +267,48 @@ def test_a_reader_whose_tool_call_goes_unanswered_stays_on_the_shared_server(tmp
     assert finding.status == "PASS", finding
     assert any(row.startswith("not checked: list_items did not answer") for row in finding.evidence), finding
     assert "error_next_step" not in dict(result.starts) and dict(result.starts).get("shared", 0) >= 1, result.starts
+
+
+def test_a_reader_that_plants_before_it_opens_and_cleans_up_leaves_the_shared_server_in_service(tmp_path: Path) -> None:
+    """The workspace a shared server started with is noted before a reader's own code runs: a reader that plants a
+    file, opens its session and removes the file again (TOOL-013's probe) is not taken to have changed the tree."""
+
+    def plants_first(target: Target):
+        planted = target.workspace / "hb-planted-first.txt"
+        planted.write_text("x")
+        try:
+            session, _init = handshake(target)
+            list_tools(session, timeout=target.timeout)
+        finally:
+            planted.unlink()
+        return passed(f"pid {session.pid}")
+
+    probes = {"plants": Probe("plants", plants_first, "plants, then opens", shares_session=True),
+              "read1": reader("read1")}
+    result = run_audit(fake_corpus(tmp_path, {"TST-001": "plants", "TST-002": "read1"}), hostile("tiny"),
+                       options=FAST, probes=probes)
+    seen = _summaries(result)
+    assert _pid(seen["TST-001"]) == _pid(seen["TST-002"]), seen
+    assert dict(result.starts).get("shared") == 1, result.starts
+
+
+def test_the_shared_servers_workspace_is_compared_by_content_not_by_times(tmp_path: Path) -> None:
+    """``git status`` rewrites ``.git/index`` with the same bytes and moves ``.git``'s time (a lock file came and
+    went): nothing a probe can meet changed. The same size with other bytes is a change."""
+    import os
+
+    from mcp_handbook.audit.shared_servers import snapshot
+
+    (tmp_path / ".git").mkdir()
+    index = tmp_path / ".git" / "index"
+    index.write_bytes(b"DIRC0001")
+    before = snapshot(tmp_path)
+    (tmp_path / ".git" / "index.lock").write_bytes(b"x")
+    (tmp_path / ".git" / "index.lock").unlink()
+    index.write_bytes(b"DIRC0001")
+    os.utime(index, ns=(10**18, 10**18))
+    os.utime(tmp_path / ".git", ns=(10**18, 10**18))
+    assert snapshot(tmp_path) == before
+    index.write_bytes(b"DIRC0002")
+    os.utime(index, ns=(10**18, 10**18))
+    assert snapshot(tmp_path) != before

@@ -18,7 +18,7 @@ from typing import Any
 from ..model import Rule
 from ..probes.errors.protocol_errors import PROTOCOL_FAULTS
 from ..probes.registry import Probe
-from ..probes.support import MODERN_REVISION, Finding, not_applicable
+from ..probes.support import MODERN_REVISION, Finding, Target, not_applicable
 from .contain import Contained
 from .guard import ToolCallGuard
 from .plan import AuditOptions
@@ -133,7 +133,14 @@ class SharedLane:
         name = self.waiting.popleft()
         target = shared_target(self.pool, name, wait=self.wait, modern=self.modern[name])
         target.listing = self.listing(name)
-        self.running = Contained(name, self.probes[name].run, target, limit=self.limit)
+        probe, handshake_era = self.probes[name], not self.modern[name]
+
+        def opened_first(t: Target) -> Finding:
+            if handshake_era:  # a 2026-07-28 server is opened by each request's own envelope: nothing to wait for
+                self.pool.open_before("handshake", timeout=self.wait)
+            return probe.run(t)
+
+        self.running = Contained(name, opened_first, target, limit=self.limit)
         return self.running
 
     def follow(self, run: Contained) -> Contained | None:

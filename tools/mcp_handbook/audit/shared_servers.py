@@ -8,7 +8,9 @@ what a probe may send to them."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -24,20 +26,41 @@ SNAPSHOT_LIMIT = 5000
 """Entries of the workspace compared after each shared probe; a larger tree is not compared (and not shared)."""
 
 
-def snapshot(folder: Path) -> frozenset[tuple[str, int, int]] | None:
-    """Every path under ``folder`` with its size and modification time, or None when there are too many."""
-    seen: set[tuple[str, int, int]] = set()
+HASHED_UP_TO = 1 << 20
+"""Files up to this size are compared by content, larger ones by modification time."""
+
+Entry = tuple[str, str, int]
+"""(path, what it is, size): ``what`` is a regular file's content digest (or modification time when it is large), a
+link's target, ``dir`` for a folder (its entries are entries of their own)."""
+
+
+def snapshot(folder: Path) -> frozenset[Entry] | None:
+    """Every path under ``folder`` with what it holds, or None when there are too many. A file rewritten with the
+    same bytes is unchanged (``git status`` rewrites ``.git/index`` unchanged, and a folder's time moves when a lock
+    file comes and goes): what a probe can meet is the tree's content, not its times."""
+    seen: set[Entry] = set()
     for base, dirs, files in os.walk(folder):
         for name in [*dirs, *files]:
             path = os.path.join(base, name)
             try:
-                st = os.lstat(path)
+                seen.add((os.path.relpath(path, folder), *_held(path)))
             except OSError:
                 continue
-            seen.add((os.path.relpath(path, folder), st.st_size, st.st_mtime_ns))
             if len(seen) > SNAPSHOT_LIMIT:
                 return None
     return frozenset(seen)
+
+
+def _held(path: str) -> tuple[str, int]:
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        return "link:" + os.readlink(path), 0
+    if stat.S_ISDIR(st.st_mode):
+        return "dir", 0
+    if not stat.S_ISREG(st.st_mode) or st.st_size > HASHED_UP_TO:
+        return f"mtime:{st.st_mtime_ns}:{st.st_mode:o}", st.st_size
+    with open(path, "rb") as f:
+        return "sha256:" + hashlib.sha256(f.read(HASHED_UP_TO + 1)).hexdigest(), st.st_size
 
 
 @dataclass(slots=True)
@@ -65,7 +88,7 @@ class SharedServers:
     """A fresh target (its own workspace) to start a shared server in; the engine's, so the sweep sees it."""
     host: AuditTarget | None = None
     live: dict[str, LiveServer] = field(default_factory=dict)
-    baseline: frozenset[tuple[str, int, int]] | None = None
+    baseline: frozenset[Entry] | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
     known: dict[str, bool] = field(default_factory=dict)
     """The preflight's listing: tool name -> read-only (:func:`~.guard.listed_tools`)."""
@@ -87,6 +110,15 @@ class SharedServers:
         with self.lock:
             self.next_id += 1
             return self.next_id
+
+    def open_before(self, era: str, *, timeout: float) -> None:
+        """Open the era's shared server, and note the workspace it started with, before a reader's own code runs: a
+        reader that plants a file and then opens its session must not have its plant taken for the start-up's. A
+        server that does not answer is retired here; the reader then meets a fresh one, as it would have."""
+        try:
+            self.opened(era, timeout=timeout)
+        except WireTimeout:
+            pass
 
     def start_ahead(self) -> None:
         """Start the handshake-era server and send its ``initialize`` now, while other probes run."""
