@@ -312,3 +312,29 @@ def test_the_shared_servers_workspace_is_compared_by_content_not_by_times(tmp_pa
     index.write_bytes(b"DIRC0002")
     os.utime(index, ns=(10**18, 10**18))
     assert snapshot(tmp_path) != before
+
+
+def test_a_snapshot_reads_a_bounded_number_of_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that fills its workspace must not make the auditor read it all after every shared probe: past the
+    budget, files are compared by time (so the same bytes with a new time then count as a change)."""
+    import os
+
+    from mcp_handbook.audit import shared_servers
+
+    monkeypatch.setattr(shared_servers, "HASH_BUDGET", 10)
+    for name in ("a", "b", "c"):
+        (tmp_path / name).write_bytes(b"12345678")  # a fits the budget; b and c do not
+    reads: list[str] = []
+    real_open = open
+
+    def counting_open(path, *args, **kwargs):
+        reads.append(os.path.basename(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", counting_open)
+    before = shared_servers.snapshot(tmp_path)
+    assert reads == ["a"], reads
+    os.utime(tmp_path / "a", ns=(10**18, 10**18))
+    assert shared_servers.snapshot(tmp_path) == before  # read by content: the same bytes
+    os.utime(tmp_path / "c", ns=(10**18, 10**18))
+    assert shared_servers.snapshot(tmp_path) != before  # past the budget: by time

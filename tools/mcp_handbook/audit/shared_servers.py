@@ -28,6 +28,9 @@ SNAPSHOT_LIMIT = 5000
 
 HASHED_UP_TO = 1 << 20
 """Files up to this size are compared by content, larger ones by modification time."""
+HASH_BUDGET = 32 << 20
+"""Bytes read for one snapshot at most: past them, files are compared by modification time, so a server that
+fills its workspace costs the audit a bounded read after each shared probe (the same tree reads the same files)."""
 
 Entry = tuple[str, str, int]
 """(path, what it is, size): ``what`` is a regular file's content digest (or modification time when it is large), a
@@ -39,11 +42,13 @@ def snapshot(folder: Path) -> frozenset[Entry] | None:
     same bytes is unchanged (``git status`` rewrites ``.git/index`` unchanged, and a folder's time moves when a lock
     file comes and goes): what a probe can meet is the tree's content, not its times."""
     seen: set[Entry] = set()
+    budget = [HASH_BUDGET]
     for base, dirs, files in os.walk(folder):
-        for name in [*dirs, *files]:
+        dirs.sort()
+        for name in [*dirs, *sorted(files)]:
             path = os.path.join(base, name)
             try:
-                seen.add((os.path.relpath(path, folder), *_held(path)))
+                seen.add((os.path.relpath(path, folder), *_held(path, budget)))
             except OSError:
                 continue
             if len(seen) > SNAPSHOT_LIMIT:
@@ -51,15 +56,17 @@ def snapshot(folder: Path) -> frozenset[Entry] | None:
     return frozenset(seen)
 
 
-def _held(path: str) -> tuple[str, int]:
+def _held(path: str, budget: list[int]) -> tuple[str, int]:
+    """What ``path`` holds; ``budget`` is what is left of the bytes this snapshot may read."""
     st = os.lstat(path)
     if stat.S_ISLNK(st.st_mode):
         return "link:" + os.readlink(path), 0
     if stat.S_ISDIR(st.st_mode):
         return "dir", 0
-    if not stat.S_ISREG(st.st_mode) or st.st_size > HASHED_UP_TO:
+    if not stat.S_ISREG(st.st_mode) or st.st_size > min(HASHED_UP_TO, budget[0]):
         return f"mtime:{st.st_mtime_ns}:{st.st_mode:o}", st.st_size
-    with open(path, "rb") as f:
+    budget[0] -= st.st_size
+    with open(path, "rb", opener=lambda p, flags: os.open(p, flags | os.O_NONBLOCK | os.O_NOFOLLOW)) as f:
         return "sha256:" + hashlib.sha256(f.read(HASHED_UP_TO + 1)).hexdigest(), st.st_size
 
 
